@@ -1,0 +1,462 @@
+//! Structs: concrete primitives joined by primal processes, a temporal DAG.
+//!
+//! Implements §3.3.2 ("Structs", Figs. 3.3–3.4): a struct records observed events; a terminal
+//! site of an earlier primitive is attached to an initial site of a later one by a primal process
+//! of the sites' common primal class. The invariants are kept by the type — every mutator returns
+//! a `Result` and leaves the struct unchanged on error:
+//! - site typing: a process joins a terminal and an initial site of the same primal class;
+//! - at most one process per site;
+//! - acyclicity (time runs one way), kept incrementally by a dynamic topological order
+//!   (Pearce–Kelly, the algorithm behind petgraph's `Acyclic`, kept here so a struct stays `Sync`
+//!   and can be matched from several threads).
+//!
+//! Queries: [`Struct::precedes`] and [`Struct::concurrent`] (the discussion of Fig. 3.3), open
+//! sites, and the current frontier (the open terminal sites, where the struct can grow).
+
+use petgraph::Direction;
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::EdgeRef;
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+use super::error::StructError;
+use super::primitive::{Alphabet, ConcretePrimitive, PrimitiveKind};
+
+/// Index of a primitive inside one struct (dense, stable: structs only grow).
+pub type NodeId = u32;
+
+/// A primal process joining terminal site `from_site` of its source to initial site `to_site` of
+/// its target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Process {
+    /// Terminal site index on the earlier primitive.
+    pub from_site: u16,
+    /// Initial site index on the later primitive.
+    pub to_site: u16,
+}
+
+/// One open site: a primitive and a site index on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OpenSite {
+    /// The primitive.
+    pub node: NodeId,
+    /// The site index (initial or terminal, as the query says).
+    pub site: u16,
+}
+
+type Graph = DiGraph<ConcretePrimitive, Process, u32>;
+
+/// A struct (§3.3.2): a temporal DAG of concrete primitives over an [`Alphabet`].
+#[derive(Clone)]
+pub struct Struct {
+    alphabet: Arc<Alphabet>,
+    graph: Graph,
+    /// Topological rank of each node: a permutation of `0..len`, every process goes up in rank.
+    rank: Vec<u32>,
+    by_id: FxHashMap<u64, NodeId>,
+    by_kind: Vec<Vec<NodeId>>,
+    next_id: u64,
+}
+
+impl std::fmt::Debug for Struct {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Struct")
+            .field("primitives", &self.len())
+            .field("processes", &self.process_count())
+            .finish()
+    }
+}
+
+impl Struct {
+    /// An empty struct over `alphabet`.
+    pub fn new(alphabet: Arc<Alphabet>) -> Self {
+        let kinds = alphabet.len();
+        Struct {
+            alphabet,
+            graph: Graph::default(),
+            rank: Vec::new(),
+            by_id: FxHashMap::default(),
+            by_kind: vec![Vec::new(); kinds],
+            next_id: 0,
+        }
+    }
+
+    /// An empty struct with room for `primitives` primitives and `processes` processes.
+    pub fn with_capacity(alphabet: Arc<Alphabet>, primitives: usize, processes: usize) -> Self {
+        let kinds = alphabet.len();
+        let g = Graph::with_capacity(primitives, processes);
+        Struct {
+            alphabet,
+            graph: g,
+            rank: Vec::with_capacity(primitives),
+            by_id: FxHashMap::with_capacity_and_hasher(primitives, Default::default()),
+            by_kind: vec![Vec::new(); kinds],
+            next_id: 0,
+        }
+    }
+
+    /// The alphabet the struct is written over.
+    pub fn alphabet(&self) -> &Arc<Alphabet> {
+        &self.alphabet
+    }
+
+    /// Number of primitives.
+    pub fn len(&self) -> usize {
+        self.graph.node_count()
+    }
+    /// Whether the struct holds no primitive.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Number of processes.
+    pub fn process_count(&self) -> usize {
+        self.graph.edge_count()
+    }
+
+    /// Adds a concrete primitive of `kind` with a fresh id; returns its node index.
+    pub fn add_primitive(&mut self, kind: PrimitiveKind) -> Result<NodeId, StructError> {
+        while self.by_id.contains_key(&self.next_id) {
+            self.next_id += 1;
+        }
+        self.add_primitive_with_id(kind, self.next_id)
+    }
+
+    /// Adds a concrete primitive of `kind` with the given identity.
+    pub fn add_primitive_with_id(&mut self, kind: PrimitiveKind, id: u64) -> Result<NodeId, StructError> {
+        if kind.0 as usize >= self.alphabet.len() {
+            return Err(StructError::UnknownKind(kind.0));
+        }
+        if self.by_id.contains_key(&id) {
+            return Err(StructError::DuplicateId(id));
+        }
+        let n = self.graph.add_node(ConcretePrimitive { kind, id }).index() as NodeId;
+        self.rank.push(n);
+        self.by_id.insert(id, n);
+        self.by_kind[kind.0 as usize].push(n);
+        if id >= self.next_id {
+            self.next_id = id + 1;
+        }
+        Ok(n)
+    }
+
+    fn check_node(&self, n: NodeId) -> Result<(), StructError> {
+        if (n as usize) < self.len() {
+            Ok(())
+        } else {
+            Err(StructError::UnknownNode(n))
+        }
+    }
+
+    /// The concrete primitive at node `n`.
+    ///
+    /// # Panics
+    /// If `n` is not a node of this struct (node indices come from this struct's own methods).
+    pub fn primitive(&self, n: NodeId) -> ConcretePrimitive {
+        self.graph[NodeIndex::new(n as usize)]
+    }
+    /// The abstract primitive kind of node `n`.
+    pub fn kind_of(&self, n: NodeId) -> PrimitiveKind {
+        self.primitive(n).kind
+    }
+    /// The node holding the primitive with identity `id`.
+    pub fn node_of_id(&self, id: u64) -> Option<NodeId> {
+        self.by_id.get(&id).copied()
+    }
+    /// The nodes of one abstract primitive, in insertion order.
+    pub fn nodes_of(&self, kind: PrimitiveKind) -> &[NodeId] {
+        self.by_kind.get(kind.0 as usize).map(|v| v.as_slice()).unwrap_or(&[])
+    }
+    /// All node indices.
+    pub fn nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
+        0..self.len() as NodeId
+    }
+
+    /// Joins terminal site `from_site` of `from` to initial site `to_site` of `to` by a primal
+    /// process. Fails, leaving the struct unchanged, if a site does not exist, the sites' primal
+    /// classes differ, a site already holds a process, or the process would close a cycle.
+    pub fn connect(&mut self, from: NodeId, from_site: usize, to: NodeId, to_site: usize) -> Result<(), StructError> {
+        self.check_connect(from, from_site, to, to_site)?;
+        self.reorder(from, to).map_err(|()| StructError::Cycle {
+            from: self.primitive(from).id,
+            to: self.primitive(to).id,
+        })?;
+        let (a, b) = (NodeIndex::new(from as usize), NodeIndex::new(to as usize));
+        self.graph.add_edge(
+            a,
+            b,
+            Process {
+                from_site: from_site as u16,
+                to_site: to_site as u16,
+            },
+        );
+        Ok(())
+    }
+
+    /// Pearce–Kelly: before adding `a → b`, make rank(a) < rank(b) or report a cycle.
+    fn reorder(&mut self, a: NodeId, b: NodeId) -> Result<(), ()> {
+        let (ra, rb) = (self.rank[a as usize], self.rank[b as usize]);
+        if ra < rb {
+            return Ok(());
+        }
+        // Forward from b among ranks ≤ ra; reaching a is a cycle.
+        let mut fwd = vec![b];
+        let mut seen = rustc_hash::FxHashSet::default();
+        seen.insert(b);
+        let mut i = 0;
+        while i < fwd.len() {
+            let n = fwd[i];
+            i += 1;
+            for (_, m) in self.outgoing(n) {
+                if m == a {
+                    return Err(());
+                }
+                if self.rank[m as usize] <= ra && seen.insert(m) {
+                    fwd.push(m);
+                }
+            }
+        }
+        let mut back = vec![a];
+        seen.insert(a);
+        let mut i = 0;
+        while i < back.len() {
+            let n = back[i];
+            i += 1;
+            for (m, _) in self.incoming(n) {
+                if self.rank[m as usize] >= rb && seen.insert(m) {
+                    back.push(m);
+                }
+            }
+        }
+        let key = |v: &mut Vec<NodeId>, rank: &[u32]| v.sort_unstable_by_key(|&n| rank[n as usize]);
+        key(&mut fwd, &self.rank);
+        key(&mut back, &self.rank);
+        let mut pool: Vec<u32> = back.iter().chain(fwd.iter()).map(|&n| self.rank[n as usize]).collect();
+        pool.sort_unstable();
+        for (n, r) in back.iter().chain(fwd.iter()).zip(pool) {
+            self.rank[*n as usize] = r;
+        }
+        Ok(())
+    }
+
+    /// Checks everything [`Struct::connect`] checks except acyclicity.
+    pub fn check_connect(&self, from: NodeId, from_site: usize, to: NodeId, to_site: usize) -> Result<(), StructError> {
+        self.check_node(from)?;
+        self.check_node(to)?;
+        let (pf, pt) = (self.primitive(from), self.primitive(to));
+        let (af, at) = (self.alphabet.primitive(pf.kind), self.alphabet.primitive(pt.kind));
+        let sf = af.terminals.get(from_site).ok_or_else(|| StructError::NoSuchSite {
+            primitive: af.name.clone(),
+            side: "terminal",
+            site: from_site,
+        })?;
+        let st = at.initials.get(to_site).ok_or_else(|| StructError::NoSuchSite {
+            primitive: at.name.clone(),
+            side: "initial",
+            site: to_site,
+        })?;
+        if sf.class != st.class {
+            return Err(StructError::SiteTypeMismatch {
+                from: format!("{}.{}", af.name, sf.name),
+                from_class: self.alphabet.primal(sf.class).name.clone(),
+                to: format!("{}.{}", at.name, st.name),
+                to_class: self.alphabet.primal(st.class).name.clone(),
+            });
+        }
+        if self.successor(from, from_site).is_some() {
+            return Err(StructError::SiteOccupied {
+                id: pf.id,
+                side: "terminal",
+                site: sf.name.clone(),
+            });
+        }
+        if self.predecessor(to, to_site).is_some() {
+            return Err(StructError::SiteOccupied {
+                id: pt.id,
+                side: "initial",
+                site: st.name.clone(),
+            });
+        }
+        if from == to {
+            return Err(StructError::Cycle { from: pf.id, to: pt.id });
+        }
+        Ok(())
+    }
+
+    /// The primitive (and its initial site) that terminal site `site` of `n` feeds, if any.
+    pub fn successor(&self, n: NodeId, site: usize) -> Option<(NodeId, usize)> {
+        self.graph
+            .edges_directed(NodeIndex::new(n as usize), Direction::Outgoing)
+            .find(|e| e.weight().from_site as usize == site)
+            .map(|e| (e.target().index() as NodeId, e.weight().to_site as usize))
+    }
+
+    /// The primitive (and its terminal site) that feeds initial site `site` of `n`, if any.
+    pub fn predecessor(&self, n: NodeId, site: usize) -> Option<(NodeId, usize)> {
+        self.graph
+            .edges_directed(NodeIndex::new(n as usize), Direction::Incoming)
+            .find(|e| e.weight().to_site as usize == site)
+            .map(|e| (e.source().index() as NodeId, e.weight().from_site as usize))
+    }
+
+    /// Every process as `(from, process, to)`, in insertion order.
+    pub fn processes(&self) -> impl Iterator<Item = (NodeId, Process, NodeId)> + '_ {
+        self.graph
+            .raw_edges()
+            .iter()
+            .map(|e| (e.source().index() as NodeId, e.weight, e.target().index() as NodeId))
+    }
+
+    /// Outgoing processes of `n`.
+    pub fn outgoing(&self, n: NodeId) -> impl Iterator<Item = (Process, NodeId)> + '_ {
+        self.graph
+            .edges_directed(NodeIndex::new(n as usize), Direction::Outgoing)
+            .map(|e| (*e.weight(), e.target().index() as NodeId))
+    }
+
+    /// Incoming processes of `n`.
+    pub fn incoming(&self, n: NodeId) -> impl Iterator<Item = (NodeId, Process)> + '_ {
+        self.graph
+            .edges_directed(NodeIndex::new(n as usize), Direction::Incoming)
+            .map(|e| (e.source().index() as NodeId, *e.weight()))
+    }
+
+    /// Whether `a` temporally precedes `b`: a chain of processes leads from `a` to `b` (Fig. 3.3:
+    /// π_{1b} precedes π_{3n} because it initiates a process that π_{3n} consumes).
+    pub fn precedes(&self, a: NodeId, b: NodeId) -> bool {
+        if a == b || (a as usize) >= self.len() || (b as usize) >= self.len() {
+            return false;
+        }
+        let rb = self.rank[b as usize];
+        if self.rank[a as usize] >= rb {
+            return false; // a path a→b needs rank(a) < rank(b)
+        }
+        // Forward search from a, pruned to ranks below rank(b).
+        let mut stack = vec![a];
+        let mut seen = rustc_hash::FxHashSet::default();
+        while let Some(n) = stack.pop() {
+            for (_, m) in self.outgoing(n) {
+                if m == b {
+                    return true;
+                }
+                if self.rank[m as usize] < rb && seen.insert(m) {
+                    stack.push(m);
+                }
+            }
+        }
+        false
+    }
+
+    /// Whether `a` and `b` are concurrent: neither precedes the other, so the struct does not
+    /// determine their order (Fig. 3.3: π_{2e} and π_{1b}).
+    pub fn concurrent(&self, a: NodeId, b: NodeId) -> bool {
+        a != b && !self.precedes(a, b) && !self.precedes(b, a)
+    }
+
+    /// Initial sites that no process feeds.
+    pub fn open_initials(&self) -> Vec<OpenSite> {
+        let mut out = Vec::new();
+        for n in self.nodes() {
+            let ap = self.alphabet.primitive(self.kind_of(n));
+            for s in 0..ap.initials.len() {
+                if self.predecessor(n, s).is_none() {
+                    out.push(OpenSite {
+                        node: n,
+                        site: s as u16,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// Terminal sites that feed no process: the struct's current frontier, where later events
+    /// attach.
+    pub fn open_terminals(&self) -> Vec<OpenSite> {
+        let mut out = Vec::new();
+        for n in self.nodes() {
+            let ap = self.alphabet.primitive(self.kind_of(n));
+            for s in 0..ap.terminals.len() {
+                if self.successor(n, s).is_none() {
+                    out.push(OpenSite {
+                        node: n,
+                        site: s as u16,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// The frontier: primitives with at least one open terminal site, in node order.
+    pub fn frontier(&self) -> Vec<NodeId> {
+        let mut v: Vec<NodeId> = self.open_terminals().into_iter().map(|o| o.node).collect();
+        v.dedup();
+        v
+    }
+
+    /// The nodes in a topological order (each before every primitive it precedes).
+    pub fn topological_order(&self) -> Vec<NodeId> {
+        let mut v: Vec<NodeId> = self.nodes().collect();
+        v.sort_unstable_by_key(|&n| self.rank[n as usize]);
+        v
+    }
+
+    /// Approximate heap bytes held by the struct (graph, ranks, indices).
+    pub fn heap_bytes(&self) -> usize {
+        let g = &self.graph;
+        let node = std::mem::size_of::<petgraph::graph::Node<ConcretePrimitive, u32>>();
+        let edge = std::mem::size_of::<petgraph::graph::Edge<Process, u32>>();
+        // order map: a BTreeMap entry (~2 words + node) and a Vec slot per node.
+        g.capacity().0 * node
+            + g.capacity().1 * edge
+            + self.rank.capacity() * 4
+            + self.by_id.capacity() * 16
+            + self.len() * 4
+    }
+}
+
+impl super::matching::Host for Struct {
+    fn node_count(&self) -> usize {
+        self.len()
+    }
+    fn node_kind(&self, n: NodeId) -> u32 {
+        self.kind_of(n).0
+    }
+    fn nodes_of_kind(&self, kind: u32) -> &[NodeId] {
+        self.nodes_of(PrimitiveKind(kind))
+    }
+    fn partners(&self, n: NodeId, label: super::matching::LinkLabel, role: u8, other: u8, out: &mut Vec<NodeId>) {
+        let super::matching::LinkLabel::Process { from_site, to_site } = label else {
+            return;
+        };
+        match (role, other) {
+            (0, 1) => {
+                if let Some((m, s)) = self.successor(n, from_site as usize)
+                    && s == to_site as usize
+                {
+                    out.push(m);
+                }
+            }
+            (1, 0) => {
+                if let Some((m, s)) = self.predecessor(n, to_site as usize)
+                    && s == from_site as usize
+                {
+                    out.push(m);
+                }
+            }
+            _ => {}
+        }
+    }
+    fn linked(&self, label: super::matching::LinkLabel, ends: &[(NodeId, u8)]) -> bool {
+        let super::matching::LinkLabel::Process { from_site, to_site } = label else {
+            return false;
+        };
+        let from = ends.iter().find(|e| e.1 == 0).map(|e| e.0);
+        let to = ends.iter().find(|e| e.1 == 1).map(|e| e.0);
+        match (from, to) {
+            (Some(a), Some(b)) => self.successor(a, from_site as usize) == Some((b, to_site as usize)),
+            _ => false,
+        }
+    }
+}

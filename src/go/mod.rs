@@ -1,0 +1,1 @@
+//! Go front-end (thesis ch. 4).

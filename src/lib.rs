@@ -1,0 +1,13 @@
+//! **ets** — the Evolving Transformation System (ETS) formalism as a typed graph engine, a text
+//! language for classes, and a Go front-end (J. I. Scrimger, *Structural Representation of the
+//! Game of Go*, UNB 2007, chapters 3–5).
+//!
+//! - [`ets`]: the engine (primitives, structs, constraints, generating systems, levels); it knows
+//!   nothing of any application domain.
+//! - [`go`]: the Go front-end: SGF records, replay, and the recorder that turns positions into
+//!   structs (thesis ch. 4).
+#![warn(missing_docs)]
+
+pub mod demo;
+pub mod ets;
+pub mod go;
