@@ -54,7 +54,10 @@ pub struct Struct {
     graph: Graph,
     /// Topological rank of each node: a permutation of `0..len`, every process goes up in rank.
     rank: Vec<u32>,
+    /// Id → node, once an id differs from its node index; empty while ids are dense.
     by_id: FxHashMap<u64, NodeId>,
+    /// Whether every primitive's id equals its node index (then `by_id` is not needed).
+    dense: bool,
     by_kind: Vec<Vec<NodeId>>,
     next_id: u64,
 }
@@ -77,6 +80,7 @@ impl Struct {
             graph: Graph::default(),
             rank: Vec::new(),
             by_id: FxHashMap::default(),
+            dense: true,
             by_kind: vec![Vec::new(); kinds],
             next_id: 0,
         }
@@ -90,7 +94,8 @@ impl Struct {
             alphabet,
             graph: g,
             rank: Vec::with_capacity(primitives),
-            by_id: FxHashMap::with_capacity_and_hasher(primitives, Default::default()),
+            by_id: FxHashMap::default(),
+            dense: true,
             by_kind: vec![Vec::new(); kinds],
             next_id: 0,
         }
@@ -116,7 +121,7 @@ impl Struct {
 
     /// Adds a concrete primitive of `kind` with a fresh id; returns its node index.
     pub fn add_primitive(&mut self, kind: PrimitiveKind) -> Result<NodeId, StructError> {
-        while self.by_id.contains_key(&self.next_id) {
+        while self.node_of_id(self.next_id).is_some() {
             self.next_id += 1;
         }
         self.add_primitive_with_id(kind, self.next_id)
@@ -127,12 +132,18 @@ impl Struct {
         if kind.0 as usize >= self.alphabet.len() {
             return Err(StructError::UnknownKind(kind.0));
         }
-        if self.by_id.contains_key(&id) {
+        if self.node_of_id(id).is_some() {
             return Err(StructError::DuplicateId(id));
         }
         let n = self.graph.add_node(ConcretePrimitive { kind, id }).index() as NodeId;
         self.rank.push(n);
-        self.by_id.insert(id, n);
+        if self.dense && id != n as u64 {
+            self.dense = false;
+            self.by_id = self.nodes().map(|m| (self.primitive(m).id, m)).collect();
+        }
+        if !self.dense {
+            self.by_id.insert(id, n);
+        }
         self.by_kind[kind.0 as usize].push(n);
         if id >= self.next_id {
             self.next_id = id + 1;
@@ -161,7 +172,11 @@ impl Struct {
     }
     /// The node holding the primitive with identity `id`.
     pub fn node_of_id(&self, id: u64) -> Option<NodeId> {
-        self.by_id.get(&id).copied()
+        if self.dense {
+            (id < self.len() as u64).then_some(id as NodeId)
+        } else {
+            self.by_id.get(&id).copied()
+        }
     }
     /// The nodes of one abstract primitive, in insertion order.
     pub fn nodes_of(&self, kind: PrimitiveKind) -> &[NodeId] {
@@ -400,6 +415,16 @@ impl Struct {
         let mut v: Vec<NodeId> = self.nodes().collect();
         v.sort_unstable_by_key(|&n| self.rank[n as usize]);
         v
+    }
+
+    /// Releases spare capacity.
+    pub fn shrink_to_fit(&mut self) {
+        self.graph.shrink_to_fit();
+        self.rank.shrink_to_fit();
+        self.by_id.shrink_to_fit();
+        for v in &mut self.by_kind {
+            v.shrink_to_fit();
+        }
     }
 
     /// Approximate heap bytes held by the struct (graph, ranks, indices).

@@ -1,1 +1,8 @@
-//! Go front-end (thesis ch. 4).
+//! The Go front-end (thesis chapter 4): SGF game records ([`sgf`]), the board and move execution
+//! ([`board`]), replay ([`game`]), and the recorder that turns the board history into the thesis's
+//! structs ([`record`], §4.3–4.4) — the sensor through which Go enters the generic engine.
+
+pub mod board;
+pub mod game;
+pub mod record;
+pub mod sgf;

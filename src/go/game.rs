@@ -1,0 +1,411 @@
+//! A game record read from SGF and replayed: header information, the chosen line of play, and
+//! the sequence of positions with every irregularity reported as a warning with its move number.
+
+use serde::Serialize;
+use thiserror::Error;
+
+use super::board::{Board, Cell, Color, MoveEffect, Point};
+use super::sgf::{Ident, Sgf, SgfError, Span};
+
+/// Header information of a game (root node properties).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct GameInfo {
+    /// Columns and rows (SZ; default 19).
+    pub size: (u8, u8),
+    /// Komi (KM).
+    pub komi: Option<f64>,
+    /// Handicap (HA).
+    pub handicap: Option<u32>,
+    /// Result (RE).
+    pub result: Option<String>,
+    /// Black player (PB).
+    pub black: Option<String>,
+    /// White player (PW).
+    pub white: Option<String>,
+    /// Black rank (BR).
+    pub black_rank: Option<String>,
+    /// White rank (WR).
+    pub white_rank: Option<String>,
+    /// Date (DT).
+    pub date: Option<String>,
+}
+
+/// An irregularity met while reading or replaying; never fatal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    /// The move being executed (1-based), or 0 before the first move.
+    pub move_number: usize,
+    /// Byte offset of the node in the source.
+    pub offset: usize,
+    /// What happened.
+    pub message: String,
+}
+
+/// Why a game could not be read at all.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum GameError {
+    /// The SGF itself is malformed.
+    #[error(transparent)]
+    Sgf(#[from] SgfError),
+    /// The collection has fewer games.
+    #[error("the file holds {have} game(s); game {want} was asked for")]
+    NoSuchGame {
+        /// Games in the file.
+        have: usize,
+        /// The 1-based game asked for.
+        want: usize,
+    },
+    /// The variation path names a child that does not exist.
+    #[error("the variation path leaves the game tree")]
+    NoSuchVariation,
+    /// The game is not Go (GM other than 1).
+    #[error("not a Go game (GM[{0}])")]
+    NotGo(String),
+    /// A board size beyond what SGF points can address.
+    #[error("unsupported board size `{0}` (1 to 52 per side)")]
+    BadSize(String),
+}
+
+/// One executed move.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MoveRecord {
+    /// Who moved.
+    pub color: Color,
+    /// Where (`None`: a pass).
+    pub point: Option<Point>,
+    /// What the execution did.
+    pub effect: MoveEffect,
+    /// Byte offset of the node.
+    pub offset: usize,
+}
+
+/// A replayed game: positions after 0, 1, …, N moves.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    /// Header information.
+    pub info: GameInfo,
+    /// `positions[k]`: the board after k moves (setup included).
+    pub positions: Vec<Board>,
+    /// `to_move[k]`: who is to play after k moves.
+    pub to_move: Vec<Color>,
+    /// The moves.
+    pub moves: Vec<MoveRecord>,
+    /// Irregularities.
+    pub warnings: Vec<Warning>,
+}
+
+const B: Ident = Ident::new("B");
+const W: Ident = Ident::new("W");
+const AB: Ident = Ident::new("AB");
+const AW: Ident = Ident::new("AW");
+const AE: Ident = Ident::new("AE");
+const PL: Ident = Ident::new("PL");
+const SZ: Ident = Ident::new("SZ");
+const GM: Ident = Ident::new("GM");
+
+fn coord(b: u8) -> Option<u8> {
+    match b {
+        b'a'..=b'z' => Some(b - b'a'),
+        b'A'..=b'Z' => Some(b - b'A' + 26),
+        _ => None,
+    }
+}
+
+fn point(raw: &[u8]) -> Option<Point> {
+    match raw {
+        [c, r] => Some(Point {
+            col: coord(*c)?,
+            row: coord(*r)?,
+        }),
+        _ => None,
+    }
+}
+
+fn size_of(text: &str) -> Option<(u8, u8)> {
+    let t = text.trim();
+    let parse = |s: &str| s.trim().parse::<u8>().ok().filter(|&v| (1..=52).contains(&v));
+    match t.split_once(':') {
+        Some((c, r)) => Some((parse(c)?, parse(r)?)),
+        None => parse(t).map(|v| (v, v)),
+    }
+}
+
+impl Replay {
+    /// Reads game `game` (0-based) of a collection along variation `path` (see [`Sgf::line`]) and
+    /// replays it.
+    pub fn from_sgf(sgf: &Sgf, game: usize, path: &[usize]) -> Result<Replay, GameError> {
+        let line = sgf.line(game, path).ok_or(if game >= sgf.games().len() {
+            GameError::NoSuchGame {
+                have: sgf.games().len(),
+                want: game + 1,
+            }
+        } else {
+            GameError::NoSuchVariation
+        })?;
+        let root = line[0];
+        let mut warnings = Vec::new();
+        if let Some(gm) = sgf.text_of(root, GM)
+            && gm.trim() != "1"
+        {
+            return Err(GameError::NotGo(gm));
+        }
+        let size = match sgf.text_of(root, SZ) {
+            Some(t) => size_of(&t).ok_or(GameError::BadSize(t))?,
+            None => (19, 19),
+        };
+        let t = |id: &str| {
+            sgf.text_of(root, Ident::new(id))
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+        };
+        let info = GameInfo {
+            size,
+            komi: t("KM").and_then(|k| k.replace(',', ".").parse().ok()),
+            handicap: t("HA").and_then(|h| h.parse().ok()),
+            result: t("RE"),
+            black: t("PB"),
+            white: t("PW"),
+            black_rank: t("BR"),
+            white_rank: t("WR"),
+            date: t("DT"),
+        };
+        let mut board = Board::new(size.0, size.1);
+        let first = if info.handicap.unwrap_or(0) >= 2 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let mut positions = Vec::new();
+        let mut to_move = vec![];
+        let mut moves: Vec<MoveRecord> = Vec::new();
+        let mut next = first;
+        let mut prev_board: Option<Board> = None; // position before the last move (for ko)
+        for &n in &line {
+            let at = sgf.node(n).at as usize;
+            let mv_no = moves.len();
+            // Setup first.
+            for (id, cell) in [
+                (AE, Cell::Empty),
+                (AB, Cell::Stone(Color::Black)),
+                (AW, Cell::Stone(Color::White)),
+            ] {
+                for p in sgf.props(n).iter().filter(|p| p.ident == id) {
+                    for &s in sgf.raw_values(p) {
+                        for q in expand(sgf, s, &board, mv_no, at, &mut warnings) {
+                            board.set(q, cell);
+                        }
+                    }
+                }
+            }
+            if let Some(pl) = sgf.text_of(n, PL) {
+                match pl.trim().to_ascii_uppercase().as_str() {
+                    "B" | "1" => next = Color::Black,
+                    "W" | "2" => next = Color::White,
+                    other => warnings.push(Warning {
+                        move_number: mv_no,
+                        offset: at,
+                        message: format!("PL[{other}] is neither B nor W"),
+                    }),
+                }
+            }
+            let mut mv: Vec<(Color, Span)> = Vec::new();
+            for p in sgf.props(n) {
+                let c = if p.ident == B {
+                    Color::Black
+                } else if p.ident == W {
+                    Color::White
+                } else {
+                    continue;
+                };
+                if let Some(&s) = sgf.raw_values(p).first() {
+                    mv.push((c, s));
+                }
+            }
+            if mv.len() > 1 {
+                warnings.push(Warning {
+                    move_number: mv_no + 1,
+                    offset: at,
+                    message: "a node holds more than one move; executing them in order".into(),
+                });
+            }
+            if mv.is_empty() && moves.is_empty() {
+                positions.clear();
+                to_move.clear();
+            }
+            if positions.is_empty() {
+                positions.push(board.clone());
+                to_move.push(next);
+            }
+            for (color, s) in mv {
+                let number = moves.len() + 1;
+                let raw = sgf.raw(s);
+                let trimmed: Vec<u8> = raw.iter().copied().filter(|b| !b.is_ascii_whitespace()).collect();
+                if color != next && !moves.is_empty() {
+                    warnings.push(Warning {
+                        move_number: number,
+                        offset: at,
+                        message: format!("{} moves twice in a row", color_name(color)),
+                    });
+                }
+                let pt = if trimmed.is_empty() || (trimmed == b"tt" && size.0 <= 19 && size.1 <= 19) {
+                    None
+                } else {
+                    match point(&trimmed) {
+                        Some(p) if board.contains(p) => Some(p),
+                        _ => {
+                            warnings.push(Warning {
+                                move_number: number,
+                                offset: at,
+                                message: format!(
+                                    "move `{}` is not a point of this board; played as a pass",
+                                    String::from_utf8_lossy(raw)
+                                ),
+                            });
+                            None
+                        }
+                    }
+                };
+                let before = board.clone();
+                let effect = match pt {
+                    Some(p) => {
+                        let e = board.play(color, p);
+                        if let Some(c) = e.occupied {
+                            let what = match c {
+                                Cell::Stone(Color::Black) => "a black stone",
+                                Cell::Stone(Color::White) => "a white stone",
+                                Cell::Empty => "nothing",
+                            };
+                            warnings.push(Warning {
+                                move_number: number,
+                                offset: at,
+                                message: format!(
+                                    "{} plays {} onto {what}; executed as the SGF specification says",
+                                    color_name(color),
+                                    p.gtp(size.1)
+                                ),
+                            });
+                        }
+                        if !e.suicide.is_empty() {
+                            warnings.push(Warning {
+                                move_number: number,
+                                offset: at,
+                                message: format!(
+                                    "{} {} is suicide ({} stone(s) removed)",
+                                    color_name(color),
+                                    p.gtp(size.1),
+                                    e.suicide.len()
+                                ),
+                            });
+                        }
+                        if prev_board.as_ref().is_some_and(|pb| pb.same_stones(&board)) && !e.captured.is_empty() {
+                            warnings.push(Warning {
+                                move_number: number,
+                                offset: at,
+                                message: format!(
+                                    "{} {} retakes a ko at once (the position repeats)",
+                                    color_name(color),
+                                    p.gtp(size.1)
+                                ),
+                            });
+                        }
+                        e
+                    }
+                    None => MoveEffect::default(),
+                };
+                prev_board = Some(before);
+                moves.push(MoveRecord {
+                    color,
+                    point: pt,
+                    effect,
+                    offset: at,
+                });
+                next = color.other();
+                positions.push(board.clone());
+                to_move.push(next);
+            }
+            // Setup and PL in a node after the last move belong to the position after that move.
+            if let Some(last) = to_move.last_mut() {
+                *last = next;
+            }
+            if let Some(last) = positions.last_mut()
+                && *last != board
+            {
+                *last = board.clone();
+            }
+        }
+        if positions.is_empty() {
+            positions.push(board.clone());
+            to_move.push(next);
+        }
+        Ok(Replay {
+            info,
+            positions,
+            to_move,
+            moves,
+            warnings,
+        })
+    }
+
+    /// Number of moves.
+    pub fn len(&self) -> usize {
+        self.moves.len()
+    }
+    /// Whether the game has no move.
+    pub fn is_empty(&self) -> bool {
+        self.moves.is_empty()
+    }
+}
+
+fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::Black => "Black",
+        Color::White => "White",
+    }
+}
+
+/// Expands a point or a compressed point list `ul:lr` (a rectangle).
+fn expand(sgf: &Sgf, s: Span, board: &Board, mv: usize, at: usize, warnings: &mut Vec<Warning>) -> Vec<Point> {
+    let raw: Vec<u8> = sgf
+        .raw(s)
+        .iter()
+        .copied()
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    let bad = |warnings: &mut Vec<Warning>| {
+        warnings.push(Warning {
+            move_number: mv,
+            offset: at,
+            message: format!(
+                "setup point `{}` is not on the board; ignored",
+                String::from_utf8_lossy(&raw)
+            ),
+        })
+    };
+    let (a, b) = match raw.iter().position(|&c| c == b':') {
+        Some(i) => (point(&raw[..i]), point(&raw[i + 1..])),
+        None => {
+            let p = point(&raw);
+            (p, p)
+        }
+    };
+    match (a, b) {
+        (Some(a), Some(b)) if board.contains(a) && board.contains(b) => {
+            let (c0, c1) = (a.col.min(b.col), a.col.max(b.col));
+            let (r0, r1) = (a.row.min(b.row), a.row.max(b.row));
+            (r0..=r1)
+                .flat_map(|row| (c0..=c1).map(move |col| Point { col, row }))
+                .collect()
+        }
+        _ => {
+            bad(warnings);
+            Vec::new()
+        }
+    }
+}
+
+impl Board {
+    /// Whether two boards hold the same stones (prisoners aside).
+    pub fn same_stones(&self, other: &Board) -> bool {
+        self.cols() == other.cols() && self.rows() == other.rows() && self.points().all(|p| self.get(p) == other.get(p))
+    }
+}
