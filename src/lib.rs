@@ -9,5 +9,6 @@
 #![warn(missing_docs)]
 
 pub mod demo;
+pub mod dsl;
 pub mod ets;
 pub mod go;

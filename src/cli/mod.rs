@@ -1,6 +1,7 @@
 //! Command-line interface (clap). Errors are rendered here, at the edge, with miette: file,
 //! line, column and the source line with a caret.
 
+mod dsl_cmds;
 mod go_cmds;
 
 use clap::{Parser, Subcommand};
@@ -25,6 +26,14 @@ enum Cmd {
     Replay(go_cmds::ReplayArgs),
     /// Parse, replay and record throughput over a corpus, beside the sgf-parse crate.
     Bench(go_cmds::BenchArgs),
+    /// Check class-language files: a summary, or every diagnostic (exit 1).
+    Check(dsl_cmds::CheckArgs),
+    /// Format class-language files canonically, in place (`--check` only reports).
+    Fmt(dsl_cmds::FmtArgs),
+    /// Generate one element of a class; prints the struct as JSON.
+    Generate(dsl_cmds::GenerateArgs),
+    /// Recognise the elements of every level in a struct; prints them and their overlaps as JSON.
+    Recognize(dsl_cmds::RecognizeArgs),
 }
 
 /// Runs the command line.
@@ -34,6 +43,10 @@ pub fn main() -> ExitCode {
         Cmd::Board(a) => go_cmds::board(a),
         Cmd::Replay(a) => go_cmds::replay(a),
         Cmd::Bench(a) => go_cmds::bench(a),
+        Cmd::Check(a) => dsl_cmds::check(a),
+        Cmd::Fmt(a) => dsl_cmds::fmt(a),
+        Cmd::Generate(a) => dsl_cmds::generate_cmd(a),
+        Cmd::Recognize(a) => dsl_cmds::recognize_cmd(a),
     };
     match r {
         Ok(code) => code,

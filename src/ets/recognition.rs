@@ -283,9 +283,17 @@ fn explore<H: Host + ?Sized>(
             }
         }
         if options.is_empty() {
-            // Matches that lie wholly inside count as applications of the element.
+            // Matches that lie wholly inside count as applications of the element, and so do
+            // the matches of the constraints the class records.
             for app in contained {
                 w.add(app);
+            }
+            for &c in &cls.overlaps {
+                for app in w.candidates(setting, c, host) {
+                    if app.nodes.iter().all(|n| w.nodes.contains(n)) {
+                        w.add(app);
+                    }
+                }
             }
             let mut nodes = w.order;
             nodes.sort_unstable();

@@ -72,6 +72,11 @@ pub struct Class {
     pub sets: Vec<ConstraintSet>,
     /// The order in which the sets are used.
     pub schedule: Schedule,
+    /// Constraints the class *records* but never applies as a step: every match of one of them
+    /// lying inside an element, with its context inside, is an application of that element. A
+    /// step constraint that includes such a pattern applies it too (its struct is assembled with
+    /// the same primitives), so the element overlaps on it (`docs/semantics.md`).
+    pub overlaps: Vec<ConstraintId>,
     nfa: Nfa,
 }
 
@@ -385,10 +390,33 @@ impl Setting {
             symbol,
             sets,
             schedule,
+            overlaps: Vec::new(),
             nfa,
         });
         self.class_by_name.insert(name.into(), id);
         Ok(id)
+    }
+
+    /// Sets the constraints a class records without applying them as steps (see
+    /// [`Class::overlaps`]); they must be of the class's level.
+    pub fn set_overlaps(&mut self, class: ClassId, overlaps: Vec<ConstraintId>) -> Result<(), SettingError> {
+        let level = self.class(class).level;
+        for c in &overlaps {
+            let con = self
+                .constraints
+                .get(c.0 as usize)
+                .ok_or_else(|| SettingError::Unknown(format!("constraint #{}", c.0)))?;
+            if con.level != level {
+                return Err(SettingError::Level(format!(
+                    "class `{}` of level {level} records `{}`, a constraint of level {}",
+                    self.class(class).name,
+                    con.name,
+                    con.level
+                )));
+            }
+        }
+        self.classes[class.0 as usize].overlaps = overlaps;
+        Ok(())
     }
 
     /// Adds a class whose generating system is "apply any applicable constraint, repeatedly"
