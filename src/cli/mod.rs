@@ -1,6 +1,7 @@
 //! Command-line interface (clap). Errors are rendered here, at the edge, with miette: file,
 //! line, column and the source line with a caret.
 
+mod classify_cmd;
 mod dsl_cmds;
 mod go_cmds;
 
@@ -26,6 +27,8 @@ enum Cmd {
     Replay(go_cmds::ReplayArgs),
     /// Parse, replay and record throughput over a corpus, beside the sgf-parse crate.
     Bench(go_cmds::BenchArgs),
+    /// Classify a game record into the Go setting's classes, level by level.
+    Classify(classify_cmd::ClassifyArgs),
     /// Check class-language files: a summary, or every diagnostic (exit 1).
     Check(dsl_cmds::CheckArgs),
     /// Format class-language files canonically, in place (`--check` only reports).
@@ -43,6 +46,7 @@ pub fn main() -> ExitCode {
         Cmd::Board(a) => go_cmds::board(a),
         Cmd::Replay(a) => go_cmds::replay(a),
         Cmd::Bench(a) => go_cmds::bench(a),
+        Cmd::Classify(a) => classify_cmd::run(a),
         Cmd::Check(a) => dsl_cmds::check(a),
         Cmd::Fmt(a) => dsl_cmds::fmt(a),
         Cmd::Generate(a) => dsl_cmds::generate_cmd(a),

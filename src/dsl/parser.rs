@@ -366,14 +366,17 @@ impl<'a> Parser<'a> {
     fn p_cell(&mut self) -> Result<Name, DslError> {
         self.ws();
         let start = self.pos;
-        if let Ok((_, n)) = number_token(self.rest()) {
-            self.pos += n.len();
-            return Ok(Name {
-                text: n.to_string(),
-                span: self.span(start),
-            });
+        match take_while1::<_, _, nom::error::Error<&str>>(|c: char| c.is_ascii_alphanumeric() || c == '_')(self.rest())
+        {
+            Ok((_, w)) => {
+                self.pos += w.len();
+                Ok(Name {
+                    text: w.to_string(),
+                    span: self.span(start),
+                })
+            }
+            Err(_) => Err(self.err("a table cell (letters, digits, `_`)")),
         }
-        self.name().map_err(|_| self.err("a name or a number"))
     }
 
     fn p_for_clause(&mut self) -> Result<Vec<Name>, DslError> {

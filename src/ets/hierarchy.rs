@@ -36,10 +36,24 @@ pub struct Hierarchy {
 }
 
 /// Recognises every class of every level up to `max_level` (default: the setting's highest).
+/// Elements still in formation (whose schedule could not end where the derivation stopped) are
+/// left out; [`recognize_all_with`] keeps them.
 pub fn recognize_all(setting: &Setting, s: &Struct, max_level: Option<u32>) -> Hierarchy {
+    recognize_all_with(setting, s, max_level, false)
+}
+
+/// [`recognize_all`], keeping elements in formation when `forming` is set (they then also become
+/// nodes of the level above).
+pub fn recognize_all_with(setting: &Setting, s: &Struct, max_level: Option<u32>, forming: bool) -> Hierarchy {
+    let keep = |mut v: Vec<Element>| {
+        if !forming {
+            v.retain(|e| e.complete);
+        }
+        v
+    };
     let top = max_level.unwrap_or(setting.max_level()).min(setting.max_level());
     let mut levels = Vec::new();
-    let elements = recognize_level(setting, 0, s);
+    let elements = keep(recognize_level(setting, 0, s));
     let above = LevelStruct::from_elements(setting, 1, &elements);
     levels.push(LevelResult {
         level: 0,
@@ -48,7 +62,7 @@ pub fn recognize_all(setting: &Setting, s: &Struct, max_level: Option<u32>) -> H
     });
     for n in 1..=top {
         let host = &levels.last().expect("level below").above;
-        let elements = recognize_level(setting, n, host);
+        let elements = keep(recognize_level(setting, n, host));
         let above = LevelStruct::from_elements(setting, n + 1, &elements);
         levels.push(LevelResult {
             level: n,

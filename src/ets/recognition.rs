@@ -49,7 +49,8 @@ impl Default for Limits {
 #[derive(Clone, Default)]
 struct Candidates {
     seen_upto: usize,
-    found: Vec<Application>,
+    /// Found but not yet applied (applied ones are dropped on the next look).
+    pending: Vec<Application>,
     known: FxHashSet<Application>,
 }
 
@@ -86,17 +87,13 @@ impl Working {
             touching(setting, c, host, &self.nodes, &self.order[entry.seen_upto..], &mut buf);
             for a in buf {
                 if entry.known.insert(a.clone()) {
-                    entry.found.push(a);
+                    entry.pending.push(a);
                 }
             }
             entry.seen_upto = self.order.len();
         }
-        let mut out: Vec<Application> = entry
-            .found
-            .iter()
-            .filter(|a| !self.app_set.contains(*a))
-            .cloned()
-            .collect();
+        entry.pending.retain(|a| !self.app_set.contains(a));
+        let mut out = entry.pending.clone();
         out.sort();
         self.cands.insert(c, entry);
         out
@@ -200,7 +197,13 @@ fn touching<H: Host + ?Sized>(
     out: &mut Vec<Application>,
 ) {
     let p = &setting.constraint(c).pattern;
+    // A match is valid once its whole context is inside; it becomes valid when its last context node
+    // joins, so with a context part only context positions need seeding.
+    let has_context = p.vars.iter().any(|v| v.context);
     for (v, var) in p.vars.iter().enumerate() {
+        if has_context && !var.context {
+            continue;
+        }
         for &n in seeds {
             if host.node_kind(n) != var.kind {
                 continue;

@@ -3,6 +3,7 @@
 //! structs ([`record`], §4.3–4.4) — the sensor through which Go enters the generic engine.
 
 pub mod board;
+pub mod classify;
 pub mod game;
 pub mod record;
 pub mod sgf;

@@ -1,0 +1,215 @@
+//! `ets classify`: a game record classified level by level into the Go setting's classes.
+
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use ets::go::board::Point;
+use ets::go::classify::{Classification, classify, load};
+
+use super::go_cmds::{GameSel, RecordArgs, last_moves, load as load_game};
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(Args)]
+pub struct ClassifyArgs {
+    /// An SGF file.
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub sel: GameSel,
+    /// Highest level (default: every level of the setting).
+    #[arg(long)]
+    pub level: Option<u32>,
+    #[command(flatten)]
+    pub rec: RecordArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Class setting files (default: the embedded `grammars/go/` setting).
+    #[arg(long, num_args = 1..)]
+    pub setting: Vec<PathBuf>,
+    /// Text format: mark the elements of this class on the board.
+    #[arg(long, default_value = "black_block")]
+    pub mark: String,
+    /// Also list level-0 elements that ended before the position.
+    #[arg(long)]
+    pub all: bool,
+}
+
+#[derive(Serialize)]
+struct Out {
+    #[serde(rename = "move")]
+    mv: usize,
+    levels: Vec<LevelOut>,
+}
+
+#[derive(Serialize)]
+struct LevelOut {
+    level: u32,
+    elements: Vec<ElementOut>,
+    overlaps: Vec<OverlapOut>,
+}
+
+#[derive(Serialize)]
+struct ElementOut {
+    id: String,
+    class: String,
+    thesis: Option<String>,
+    vertices: Vec<String>,
+    born: u32,
+    died: Option<u32>,
+}
+
+#[derive(Serialize)]
+struct OverlapOut {
+    a: String,
+    b: String,
+    constraints: Vec<String>,
+}
+
+/// The JSON view; with `all`, level-0 elements that ended are listed too.
+fn json_of(st: &ets::ets::Setting, c: &Classification, mv: usize, rows: u8, all: bool) -> Out {
+    let mut levels = Vec::new();
+    for l in &c.hierarchy.levels {
+        let named = &c.named[l.level as usize];
+        let listed: Vec<usize> = (0..l.elements.len())
+            .filter(|&i| all || named[i].died.is_none())
+            .collect();
+        let elements = listed
+            .iter()
+            .map(|&i| {
+                let e = &l.elements[i];
+                let cl = st.class(e.class);
+                ElementOut {
+                    id: format!("L{}:{}", l.level, i),
+                    class: cl.name.clone(),
+                    thesis: cl.symbol.clone(),
+                    vertices: named[i].vertices.iter().map(|p| p.gtp(rows)).collect(),
+                    born: named[i].born,
+                    died: named[i].died,
+                }
+            })
+            .collect();
+        // overlaps between listed elements: the level-(n+1) struct holds the living ones
+        let living: Vec<usize> = (0..l.elements.len()).filter(|&i| named[i].died.is_none()).collect();
+        let overlaps = l
+            .overlaps()
+            .edges
+            .iter()
+            .map(|(a, b, cs)| OverlapOut {
+                a: format!("L{}:{}", l.level, living[*a as usize]),
+                b: format!("L{}:{}", l.level, living[*b as usize]),
+                constraints: cs.iter().map(|&x| st.constraint(x).name.clone()).collect(),
+            })
+            .collect();
+        levels.push(LevelOut {
+            level: l.level,
+            elements,
+            overlaps,
+        });
+    }
+    Out { mv, levels }
+}
+
+pub fn run(a: ClassifyArgs) -> miette::Result<ExitCode> {
+    let (sources, st) = load(&a.setting);
+    let st = st.map_err(|e| miette::miette!("{}", super::dsl_cmds::render(&sources, &e)))?;
+    let name = a.file.display().to_string();
+    let (_, replay) = load_game(&a.file, &a.sel)?;
+    let n = match a.sel.mv {
+        None => replay.len(),
+        Some(n) if n <= replay.len() => n,
+        Some(n) => {
+            return Err(miette::miette!(
+                "{name}: move {n} asked for, but the line has {} moves",
+                replay.len()
+            ));
+        }
+    };
+    let c = classify(
+        &st,
+        &replay.positions[..=n],
+        &last_moves(&replay, n),
+        a.rec.options(),
+        a.level,
+    )
+    .map_err(|e| miette::miette!("{name}: {e}"))?;
+    let rows = replay.info.size.1;
+    match a.format {
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&json_of(&st, &c, n, rows, a.all)).expect("serialisable")
+        ),
+        Format::Text => {
+            println!(
+                "{name}: after move {n}; {} primitives, {} layers",
+                c.recording.strukt.len(),
+                c.recording.layer_count
+            );
+            for l in &c.hierarchy.levels {
+                let named = &c.named[l.level as usize];
+                let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+                for (e, nm) in l.elements.iter().zip(named) {
+                    if nm.died.is_none() || a.all {
+                        let cl = st.class(e.class);
+                        *counts
+                            .entry(match &cl.symbol {
+                                Some(s) => format!("{} ({s})", cl.name),
+                                None => cl.name.clone(),
+                            })
+                            .or_default() += 1;
+                    }
+                }
+                println!(
+                    "level {}: {} element(s), {} overlap edge(s)",
+                    l.level,
+                    counts.values().sum::<usize>(),
+                    l.overlaps().edges.len()
+                );
+                for (k, v) in counts {
+                    println!("  {v:>5}  {k}");
+                }
+            }
+            // the board with the elements of one class marked a, b, c, …
+            let b = &replay.positions[n];
+            let mut marks: std::collections::BTreeMap<Point, char> = Default::default();
+            let letters: Vec<char> = ('a'..='z').chain('A'..='Z').collect();
+            let mut k = 0;
+            for l in &c.hierarchy.levels {
+                for (e, nm) in l.elements.iter().zip(&c.named[l.level as usize]) {
+                    if st.class(e.class).name == a.mark && nm.died.is_none() {
+                        for p in &nm.vertices {
+                            marks.entry(*p).or_insert(letters[k % letters.len()]);
+                        }
+                        k += 1;
+                    }
+                }
+            }
+            println!(
+                "\n{} element(s) of `{}` (X black, O white, letters mark the elements):",
+                k, a.mark
+            );
+            let board = b.ascii();
+            for (r, line) in board.lines().enumerate() {
+                if r == 0 {
+                    println!("{line}");
+                    continue;
+                }
+                let row = (r - 1) as u8;
+                let mut out: String = line.chars().take(3).collect();
+                for col in 0..b.cols() {
+                    let ch = line.chars().nth(3 + 2 * col as usize + 1).unwrap_or('.');
+                    out.push(' ');
+                    out.push(*marks.get(&Point { col, row }).unwrap_or(&ch));
+                }
+                println!("{out}");
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
