@@ -112,23 +112,37 @@ pub fn classify(
         .enumerate()
         .map(|(i, e)| name0(&recording, e, i, last))
         .collect();
-    let above = alive_struct(setting, 1, &e0, &n0);
+    let living: Vec<usize> = (0..e0.len()).filter(|&i| n0[i].died.is_none()).collect();
+    let (levels, named) = upper_levels(setting, e0, n0, &living, top);
+    Ok(Classification {
+        recording,
+        hierarchy: Hierarchy { levels },
+        named,
+        last,
+    })
+}
+
+/// Levels 1..=top over the level-0 elements `living` (indices into `e0`). The first level's struct
+/// is built over those; each level's living elements make the next level's struct.
+fn upper_levels(
+    setting: &Setting,
+    e0: Vec<Element>,
+    n0: Vec<Named>,
+    living: &[usize],
+    top: u32,
+) -> (Vec<LevelResult>, Vec<Vec<Named>>) {
+    let above = LevelStruct::from_elements(setting, 1, &living.iter().map(|&i| e0[i].clone()).collect::<Vec<_>>());
     let mut levels = vec![LevelResult {
         level: 0,
         elements: e0,
         above,
     }];
     let mut named = vec![n0];
+    let mut living: Vec<usize> = living.to_vec();
     for n in 1..=top {
         let host = &levels.last().expect("level below").above;
         let below = named.last().expect("level below");
-        // node k of the level-n struct is the k-th living element of level n−1
-        let living: Vec<usize> = below
-            .iter()
-            .enumerate()
-            .filter(|(_, x)| x.died.is_none())
-            .map(|(i, _)| i)
-            .collect();
+        // node k of the level-n struct is living[k] of level n−1
         let mut es = recognize_level(setting, n, host);
         es.retain(|e| e.complete);
         for e in &mut es {
@@ -144,6 +158,7 @@ pub fn classify(
         }
         let nn: Vec<Named> = es.iter().enumerate().map(|(i, e)| name_n(below, e, i, n)).collect();
         let above = alive_struct(setting, n + 1, &es, &nn);
+        living = (0..es.len()).collect();
         levels.push(LevelResult {
             level: n,
             elements: es,
@@ -151,12 +166,38 @@ pub fn classify(
         });
         named.push(nn);
     }
-    Ok(Classification {
-        recording,
-        hierarchy: Hierarchy { levels },
-        named,
-        last,
-    })
+    (levels, named)
+}
+
+/// One position's levels ≥ 1: the elements, and their names and lifetimes.
+pub type PositionLevels = (Vec<LevelResult>, Vec<Vec<Named>>);
+
+/// The classes of every position of a game: level 0 is recognised once, in the struct of the whole
+/// history; for each position, levels 1..=top are recognised over the level-0 elements alive there
+/// (born at or before it, not ended by it). Returns the whole-game classification (levels ≥ 1 at
+/// the last position) and, per position, its levels ≥ 1.
+pub fn classify_every(
+    setting: &Setting,
+    positions: &[Board],
+    last_moves: &[Option<Point>],
+    opts: RecordOptions,
+    max_level: Option<u32>,
+) -> Result<(Classification, Vec<PositionLevels>), String> {
+    let whole = classify(setting, positions, last_moves, opts, max_level)?;
+    let top = max_level.unwrap_or(setting.max_level()).min(setting.max_level());
+    let e0 = &whole.hierarchy.levels[0].elements;
+    let n0 = &whole.named[0];
+    let mut per = Vec::with_capacity(positions.len());
+    for pos in 0..positions.len() as u32 {
+        let living: Vec<usize> = (0..e0.len())
+            .filter(|&i| n0[i].born <= pos && n0[i].died.is_none_or(|d| d > pos))
+            .collect();
+        let (mut levels, mut named) = upper_levels(setting, e0.clone(), n0.clone(), &living, top);
+        levels.remove(0);
+        named.remove(0);
+        per.push((levels, named));
+    }
+    Ok((whole, per))
 }
 
 /// The level-n struct over the living elements of level n−1.
@@ -170,23 +211,31 @@ fn alive_struct(setting: &Setting, level: u32, elements: &[Element], named: &[Na
     LevelStruct::from_elements(setting, level, &living)
 }
 
+/// Level 0: its vertices are those of its colour primitives; it is born at the latest position among
+/// its first application's primitives (a play at move k holds the empty awareness of position k−1,
+/// but begins at move k); it ended at the move after its last primitive's position, if that is not
+/// the last position.
 fn name0(rec: &Recording, e: &Element, index: usize, last: u32) -> Named {
-    let mut verts = Vec::new();
-    let (mut born, mut end) = (u32::MAX, 0);
-    for &n in &e.nodes {
-        let pos = rec.position[n as usize];
-        if let Place::Vertex(p) = rec.place[n as usize] {
-            verts.push(p);
-            born = born.min(pos);
-            end = end.max(pos);
-        }
-    }
-    if born == u32::MAX {
-        born = e.nodes.iter().map(|&n| rec.position[n as usize]).min().unwrap_or(0);
-        end = e.nodes.iter().map(|&n| rec.position[n as usize]).max().unwrap_or(0);
-    }
+    let mut verts: Vec<Point> = e
+        .nodes
+        .iter()
+        .filter_map(|&n| {
+            if let Place::Vertex(p) = rec.place[n as usize] {
+                Some(p)
+            } else {
+                None
+            }
+        })
+        .collect();
     verts.sort();
     verts.dedup();
+    let born = e.applications[0]
+        .nodes
+        .iter()
+        .map(|&n| rec.position[n as usize])
+        .max()
+        .unwrap_or(0);
+    let end = e.nodes.iter().map(|&n| rec.position[n as usize]).max().unwrap_or(0);
     Named {
         level: 0,
         index,
