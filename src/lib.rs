@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod demo;
+pub mod dot;
 pub mod dsl;
 pub mod ets;
 pub mod go;

@@ -2,6 +2,7 @@
 //! line, column and the source line with a caret.
 
 mod classify_cmd;
+mod dot_cmd;
 mod dsl_cmds;
 mod go_cmds;
 
@@ -29,6 +30,8 @@ enum Cmd {
     Bench(go_cmds::BenchArgs),
     /// Classify a game record into the Go setting's classes, level by level.
     Classify(classify_cmd::ClassifyArgs),
+    /// Pictures: an overlap graph (default), a struct, or a board with elements outlined; DOT, SVG or PNG.
+    Dot(dot_cmd::DotArgs),
     /// Check class-language files: a summary, or every diagnostic (exit 1).
     Check(dsl_cmds::CheckArgs),
     /// Format class-language files canonically, in place (`--check` only reports).
@@ -47,6 +50,7 @@ pub fn main() -> ExitCode {
         Cmd::Replay(a) => go_cmds::replay(a),
         Cmd::Bench(a) => go_cmds::bench(a),
         Cmd::Classify(a) => classify_cmd::run(a),
+        Cmd::Dot(a) => dot_cmd::run(a),
         Cmd::Check(a) => dsl_cmds::check(a),
         Cmd::Fmt(a) => dsl_cmds::fmt(a),
         Cmd::Generate(a) => dsl_cmds::generate_cmd(a),
