@@ -116,6 +116,10 @@ pub struct BenchArgs {
     /// Repetitions (the median is reported).
     #[arg(long, default_value_t = 3)]
     pub reps: usize,
+    /// Instead: classify every position of this game at levels 0–2 (full attention), beside GNU Go
+    /// reporting its worms at every position when `gnugo` is installed.
+    #[arg(long)]
+    pub classify: Option<PathBuf>,
 }
 
 /// Loads one game and reports failures located in the file.
@@ -330,7 +334,110 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
+/// Peak resident memory of this process so far (Linux), in bytes.
+fn peak_rss() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kb| kb * 1024)
+}
+
+fn gnugo() -> Option<PathBuf> {
+    ["gnugo", "/usr/games/gnugo"].iter().map(PathBuf::from).find(|p| {
+        std::process::Command::new(p)
+            .arg("--version")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    })
+}
+
+fn bench_classify(file: &Path, reps: usize) -> miette::Result<ExitCode> {
+    let (sources, st) = ets::go::classify::embedded_setting();
+    let st = st.map_err(|e| miette::miette!("{}", crate::cli::dsl_cmds::render(&sources, &e)))?;
+    let (_, replay) = load(
+        file,
+        &GameSel {
+            game: 1,
+            path: vec![],
+            mv: None,
+        },
+    )?;
+    let n = replay.len();
+    let last = last_moves(&replay, n);
+    let (mut ours, mut peer) = (Vec::new(), Vec::new());
+    let (mut prims, mut heap) = (0, 0);
+    for _ in 0..reps.max(1) {
+        let t = Instant::now();
+        let (whole, per) =
+            ets::go::classify::classify_every(&st, &replay.positions, &last, RecordOptions::default(), Some(2))
+                .map_err(|e| miette::miette!("{e}"))?;
+        ours.push(t.elapsed().as_secs_f64());
+        prims = whole.recording.strukt.len();
+        heap = whole.recording.strukt.heap_bytes();
+        std::hint::black_box(per.len());
+    }
+    let peak = peak_rss();
+    if let Some(g) = gnugo() {
+        let mut script = String::new();
+        for k in 1..=n {
+            script.push_str(&format!("loadsgf {} {k}\nworm_stones\n", file.display()));
+        }
+        script.push_str("quit\n");
+        for _ in 0..reps.max(1) {
+            let t = Instant::now();
+            let mut child = std::process::Command::new(&g)
+                .args(["--mode", "gtp"])
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .map_err(|e| miette::miette!("gnugo: {e}"))?;
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .expect("piped")
+                .write_all(script.as_bytes())
+                .map_err(|e| miette::miette!("gnugo: {e}"))?;
+            child.wait().map_err(|e| miette::miette!("gnugo: {e}"))?;
+            peer.push(t.elapsed().as_secs_f64());
+        }
+    }
+    let o = median(ours);
+    println!(
+        "{}: {} moves, {} positions; medians of {} runs",
+        file.display(),
+        n,
+        n + 1,
+        reps.max(1)
+    );
+    println!(
+        "  ets classify, every position, levels 0-2, full attention: {:.0} ms/game, {:.2} ms/position; {} primitives, {:.1} bytes/primitive; peak memory {}",
+        o * 1e3,
+        o * 1e3 / (n + 1) as f64,
+        prims,
+        heap as f64 / prims.max(1) as f64,
+        peak.map(|b| format!("{:.0} MiB", b as f64 / 1048576.0))
+            .unwrap_or_else(|| "unknown".into())
+    );
+    if peer.is_empty() {
+        println!("  GNU Go: not installed (apt-get install gnugo), no peer measured");
+    } else {
+        let p = median(peer);
+        println!(
+            "  GNU Go 3.8, worms at every position (loadsgf + worm_stones): {:.0} ms/game, {:.2} ms/position; ratio ets/GNU Go {:.1}x",
+            p * 1e3,
+            p * 1e3 / n as f64,
+            o / p
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn bench(a: BenchArgs) -> miette::Result<ExitCode> {
+    if let Some(f) = &a.classify {
+        return bench_classify(f, a.reps);
+    }
     let files: Vec<PathBuf> = sgf_files(&a.dir).into_iter().take(a.limit).collect();
     if files.is_empty() {
         return Err(miette::miette!("no SGF files under {}", a.dir.display()));

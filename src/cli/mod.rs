@@ -3,7 +3,7 @@
 
 mod classify_cmd;
 mod dot_cmd;
-mod dsl_cmds;
+pub(crate) mod dsl_cmds;
 mod go_cmds;
 
 use clap::{Parser, Subcommand};

@@ -103,7 +103,11 @@ pub fn struct_graph(p: &StructPicture<'_>) -> Graph {
         }
         let k = s.kind_of(n).0 as usize;
         let fill = PALETTE[k % PALETTE.len()];
-        let font = if k.is_multiple_of(PALETTE.len()) { "white" } else { "black" };
+        let font = if k.is_multiple_of(PALETTE.len()) {
+            "white"
+        } else {
+            "black"
+        };
         Stmt::Node(Node {
             id: NodeId(Id::Plain(node_name(n)), None),
             attributes: vec![

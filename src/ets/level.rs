@@ -82,6 +82,39 @@ impl LevelStruct {
         s
     }
 
+    /// The sub-structure induced by the nodes `keep` (ascending): node k of the result is `keep[k]`;
+    /// a CEL survives with its kept members when at least two of them are kept.
+    pub fn induced(&self, keep: &[NodeId]) -> LevelStruct {
+        let mut s = LevelStruct::new(self.level, self.by_kind.len());
+        let mut index = vec![NodeId::MAX; self.len()];
+        for (k, &n) in keep.iter().enumerate() {
+            index[n as usize] = k as NodeId;
+            s.add_node(self.kinds[n as usize])
+                .expect("adding a node to a level-n struct cannot fail");
+        }
+        let mut seen = rustc_hash::FxHashSet::default();
+        for &n in keep {
+            for &li in &self.incident[n as usize] {
+                if !seen.insert(li) {
+                    continue;
+                }
+                let l = &self.links[li as usize];
+                let members: Vec<NodeId> = l
+                    .members
+                    .iter()
+                    .filter_map(|&m| (index[m as usize] != NodeId::MAX).then_some(index[m as usize]))
+                    .collect();
+                if members.len() >= 2 {
+                    s.insert_link(Cel {
+                        constraint: l.constraint,
+                        members,
+                    });
+                }
+            }
+        }
+        s
+    }
+
     fn insert_link(&mut self, c: Cel) -> u32 {
         if let Some(&i) = self.link_index.get(&c) {
             return i;

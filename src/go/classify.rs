@@ -132,16 +132,38 @@ fn upper_levels(
     top: u32,
 ) -> (Vec<LevelResult>, Vec<Vec<Named>>) {
     let above = LevelStruct::from_elements(setting, 1, &living.iter().map(|&i| e0[i].clone()).collect::<Vec<_>>());
-    let mut levels = vec![LevelResult {
-        level: 0,
-        elements: e0,
-        above,
-    }];
-    let mut named = vec![n0];
+    let (mut levels, named) = levels_above(setting, &above, &n0, living, top);
+    levels.insert(
+        0,
+        LevelResult {
+            level: 0,
+            elements: e0,
+            above,
+        },
+    );
+    let mut all = vec![n0];
+    all.extend(named);
+    (levels, all)
+}
+
+/// Levels 1..=top over a level-1 struct `host1` whose node k is level-0 element `living[k]`.
+fn levels_above(
+    setting: &Setting,
+    host1: &LevelStruct,
+    n0: &[Named],
+    living: &[usize],
+    top: u32,
+) -> (Vec<LevelResult>, Vec<Vec<Named>>) {
+    let mut levels: Vec<LevelResult> = Vec::new();
+    let mut named: Vec<Vec<Named>> = Vec::new();
     let mut living: Vec<usize> = living.to_vec();
     for n in 1..=top {
-        let host = &levels.last().expect("level below").above;
-        let below = named.last().expect("level below");
+        let host = if n == 1 {
+            host1
+        } else {
+            &levels.last().expect("level below").above
+        };
+        let below: &[Named] = if n == 1 { n0 } else { named.last().expect("level below") };
         // node k of the level-n struct is living[k] of level n−1
         let mut es = recognize_level(setting, n, host);
         es.retain(|e| e.complete);
@@ -187,15 +209,16 @@ pub fn classify_every(
     let top = max_level.unwrap_or(setting.max_level()).min(setting.max_level());
     let e0 = &whole.hierarchy.levels[0].elements;
     let n0 = &whole.named[0];
+    // The level-1 struct of the whole game, once; each position takes the part its living elements induce.
+    let full = LevelStruct::from_elements(setting, 1, e0);
     let mut per = Vec::with_capacity(positions.len());
     for pos in 0..positions.len() as u32 {
         let living: Vec<usize> = (0..e0.len())
             .filter(|&i| n0[i].born <= pos && n0[i].died.is_none_or(|d| d > pos))
             .collect();
-        let (mut levels, mut named) = upper_levels(setting, e0.clone(), n0.clone(), &living, top);
-        levels.remove(0);
-        named.remove(0);
-        per.push((levels, named));
+        let keep: Vec<u32> = living.iter().map(|&i| i as u32).collect();
+        let host1 = full.induced(&keep);
+        per.push(levels_above(setting, &host1, n0, &living, top));
     }
     Ok((whole, per))
 }
