@@ -15,9 +15,16 @@ use ets::go::sgf::Sgf;
 fn main() {
     let games: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(20);
     let step: usize = std::env::args().nth(2).and_then(|s| s.parse().ok()).unwrap_or(50);
-    let gnugo = ["gnugo", "/usr/games/gnugo"].into_iter().find(|g| Command::new(g).arg("--version").output().is_ok()).expect("gnugo is not installed");
+    let gnugo = ["gnugo", "/usr/games/gnugo"]
+        .into_iter()
+        .find(|g| Command::new(g).arg("--version").output().is_ok())
+        .expect("gnugo is not installed");
     let st = embedded_setting().1.expect("setting");
-    let mut files: Vec<_> = std::fs::read_dir("../shared/data/games/tom-9d/2005-06").unwrap().flatten().map(|e| e.path()).collect();
+    let mut files: Vec<_> = std::fs::read_dir("../shared/data/games/tom-9d/2005-06")
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
     files.sort();
     let (mut dragons, mut exact, mut pairs, mut agree, mut positions) = (0usize, 0usize, 0u64, 0u64, 0usize);
     for f in files.iter().take(games) {
@@ -29,7 +36,12 @@ fn main() {
             script.push_str(&format!("loadsgf {} {}\ndragon_stones\n", f.display(), k + 1));
         }
         script.push_str("quit\n");
-        let mut child = Command::new(gnugo).args(["--mode", "gtp"]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+        let mut child = Command::new(gnugo)
+            .args(["--mode", "gtp"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
         child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
         let out = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
         // responses alternate: loadsgf ("= color"), dragon_stones (lines of stones)
@@ -39,7 +51,11 @@ fn main() {
             let theirs: BTreeSet<BTreeSet<Point>> = resp
                 .trim_start_matches('=')
                 .lines()
-                .map(|l| l.split_whitespace().filter_map(|v| Point::from_gtp(v, rows)).collect::<BTreeSet<_>>())
+                .map(|l| {
+                    l.split_whitespace()
+                        .filter_map(|v| Point::from_gtp(v, rows))
+                        .collect::<BTreeSet<_>>()
+                })
                 .filter(|s| !s.is_empty())
                 .collect();
             let b = &r.positions[k];
@@ -49,7 +65,12 @@ fn main() {
             let mut grouped = BTreeSet::new();
             for (e, n) in c.hierarchy.levels[2].elements.iter().zip(&c.named[2]) {
                 if st.class(e.class).name.ends_with("_group") {
-                    let stones: BTreeSet<Point> = n.vertices.iter().copied().filter(|&p| b.get(p) != Cell::Empty).collect();
+                    let stones: BTreeSet<Point> = n
+                        .vertices
+                        .iter()
+                        .copied()
+                        .filter(|&p| b.get(p) != Cell::Empty)
+                        .collect();
                     grouped.extend(stones.iter().copied());
                     part.push(stones);
                 }
@@ -65,7 +86,10 @@ fn main() {
             exact += theirs.iter().filter(|d| ours.contains(*d)).count();
             // pair agreement over stones of one colour: same dragon ⇔ same group
             let of = |sets: &BTreeSet<BTreeSet<Point>>| -> BTreeMap<Point, usize> {
-                sets.iter().enumerate().flat_map(|(i, s)| s.iter().map(move |&p| (p, i))).collect()
+                sets.iter()
+                    .enumerate()
+                    .flat_map(|(i, s)| s.iter().map(move |&p| (p, i)))
+                    .collect()
             };
             let (mo, mt) = (of(&ours), of(&theirs));
             let stones: Vec<Point> = b.points().filter(|&p| b.get(p) != Cell::Empty).collect();
@@ -75,8 +99,8 @@ fn main() {
                         continue;
                     }
                     pairs += 1;
-                    let so = mo.get(&p).is_some() && mo.get(&p) == mo.get(&q);
-                    let stt = mt.get(&p).is_some() && mt.get(&p) == mt.get(&q);
+                    let so = mo.contains_key(&p) && mo.get(&p) == mo.get(&q);
+                    let stt = mt.contains_key(&p) && mt.get(&p) == mt.get(&q);
                     agree += (so == stt) as u64;
                 }
             }
@@ -84,6 +108,12 @@ fn main() {
         }
     }
     println!("{games} games of tom-9d/2005-06, every {step} moves: {positions} positions, {dragons} GNU Go dragons");
-    println!("dragons equal to one of our groups (stone sets): {exact} ({:.1}%)", 100.0 * exact as f64 / dragons.max(1) as f64);
-    println!("same-colour stone pairs on which we agree (same dragon iff same group): {agree}/{pairs} ({:.1}%)", 100.0 * agree as f64 / pairs.max(1) as f64);
+    println!(
+        "dragons equal to one of our groups (stone sets): {exact} ({:.1}%)",
+        100.0 * exact as f64 / dragons.max(1) as f64
+    );
+    println!(
+        "same-colour stone pairs on which we agree (same dragon iff same group): {agree}/{pairs} ({:.1}%)",
+        100.0 * agree as f64 / pairs.max(1) as f64
+    );
 }

@@ -251,8 +251,36 @@ fn every_shared_game_parses_replays_and_records() {
                 layers: 3,
             };
             match record(&kinds, &r.positions, &last, opts) {
-                Ok(rec) if !rec.strukt.is_empty() || r.moves.is_empty() => None,
-                Ok(_) => Some(format!("{}: empty struct", f.display())),
+                Ok(rec) if rec.strukt.is_empty() && !r.moves.is_empty() => {
+                    Some(format!("{}: empty struct", f.display()))
+                }
+                Ok(rec) => {
+                    // sizes: at most 50/4 attended vertices per colour sublayer, 3 layers per position played
+                    let mut per: HashMap<u32, usize> = HashMap::new();
+                    for (n, p) in rec.place.iter().enumerate() {
+                        if matches!(p, Place::Vertex(_)) {
+                            *per.entry(rec.layer[n]).or_default() += 1;
+                        }
+                    }
+                    let first_move = r
+                        .moves
+                        .iter()
+                        .position(|m| m.point.is_some())
+                        .map(|k| k + 1)
+                        .unwrap_or(r.positions.len());
+                    let expected_layers = 3 * (r.positions.len() - first_move);
+                    if per.values().any(|&v| v > 12) {
+                        Some(format!("{}: a layer attends more than 12 vertices", f.display()))
+                    } else if rec.layer_count as usize != expected_layers {
+                        Some(format!(
+                            "{}: {} layers, expected {expected_layers}",
+                            f.display(),
+                            rec.layer_count
+                        ))
+                    } else {
+                        None
+                    }
+                }
                 Err(e) => Some(format!("{}: {e}", f.display())),
             }
         })
