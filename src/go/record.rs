@@ -199,8 +199,10 @@ struct Recorder<'a> {
     rows: usize,
     /// Open half-line processes, by (extended vertex, direction): the terminal that carries it.
     open: Vec<Option<(NodeId, u8)>>,
-    /// The keys of `open` that may hold a process (a superset; pruned each layer).
+    /// The keys of `open` that may hold a process (a superset; pruned each layer), without repeats.
     open_keys: Vec<usize>,
+    /// Whether a key is in `open_keys`.
+    listed: Vec<bool>,
     layer: Vec<u32>,
     position: Vec<u32>,
     place: Vec<Place>,
@@ -229,7 +231,8 @@ impl<'a> Recorder<'a> {
         }
     }
     fn set_open(&mut self, key: usize, v: (NodeId, u8)) {
-        if self.open[key].is_none() {
+        if !self.listed[key] {
+            self.listed[key] = true;
             self.open_keys.push(key);
         }
         self.open[key] = Some(v);
@@ -283,7 +286,15 @@ impl<'a> Recorder<'a> {
                 self.absorb(key, pos)?;
             }
         }
-        self.open_keys = keys.into_iter().filter(|&k| self.open[k].is_some()).collect();
+        let mut kept = Vec::with_capacity(keys.len());
+        for k in keys {
+            if self.open[k].is_some() {
+                kept.push(k);
+            } else {
+                self.listed[k] = false;
+            }
+        }
+        self.open_keys = kept;
         // 1. Colour sublayer.
         for y in y0..=y1 {
             for x in x0..=x1 {
@@ -398,6 +409,7 @@ pub fn record(
         rows,
         open: vec![None; (cols + 2) * (rows + 2) * 4],
         open_keys: Vec::new(),
+        listed: vec![false; (cols + 2) * (rows + 2) * 4],
         layer: Vec::with_capacity(est),
         position: Vec::with_capacity(est),
         place: Vec::with_capacity(est),
