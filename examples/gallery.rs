@@ -3,7 +3,7 @@
 
 use ets::demo::bank;
 use ets::dot::board::{Outline, board_svg};
-use ets::dot::{Format, OverlapNode, StructPicture, overlap_graph, render, struct_graph, to_dot};
+use ets::dot::{Format, StructPicture, classification_overlap, render, struct_graph, to_dot};
 use ets::ets::recognize_all;
 use ets::go::classify::{classify, embedded_setting};
 use ets::go::game::Replay;
@@ -85,39 +85,9 @@ fn main() {
         let keep: Vec<usize> = (0..living.len())
             .filter(|&k| classes.contains(&setting.class(l.elements[living[k]].class).name.as_str()))
             .collect();
-        let nodes: Vec<OverlapNode> = keep
-            .iter()
-            .map(|&k| {
-                let i = living[k];
-                OverlapNode {
-                    id: format!("L{level}:{i}"),
-                    class: setting.class(l.elements[i].class).name.clone(),
-                    detail: named[i]
-                        .vertices
-                        .iter()
-                        .map(|p| p.gtp(rows))
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                }
-            })
-            .collect();
-        let edges: Vec<_> = l
-            .overlaps()
-            .edges
-            .iter()
-            .filter_map(|(a, b, cs)| {
-                let (x, y) = (
-                    keep.iter().position(|&k| k == *a as usize)?,
-                    keep.iter().position(|&k| k == *b as usize)?,
-                );
-                Some((x, y, cs.iter().map(|&q| setting.constraint(q).name.clone()).collect()))
-            })
-            .collect();
-        let dot = to_dot(&overlap_graph(
-            &format!("level {level}, Go Seigen 1968, after move {n}"),
-            &nodes,
-            &edges,
-        ));
+        let only: Vec<String> = classes.iter().map(|c| c.to_string()).collect();
+        let title = format!("level {level}, Go Seigen 1968, after move {n}");
+        let dot = to_dot(&classification_overlap(&setting, &c, level, rows, &only, &title));
         write(
             &format!("level{level}_overlap.svg"),
             &render(&dot, Format::Svg).unwrap(),

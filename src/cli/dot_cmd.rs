@@ -6,10 +6,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use ets::dot::board::{Outline, board_svg};
-use ets::dot::{Format, OverlapNode, StructPicture, overlap_graph, render, struct_graph, to_dot};
+use ets::dot::{
+    Format, OverlapNode, StructPicture, classification_overlap, overlap_graph, render, struct_graph, to_dot,
+};
 use ets::ets::{Setting, json, recognize_all};
 use ets::go::board::Point;
-use ets::go::classify::{Classification, classify, load};
+use ets::go::classify::{classify, load};
 use ets::go::record::Place;
 
 use super::go_cmds::{GameSel, RecordArgs, last_moves, load as load_game};
@@ -119,48 +121,6 @@ fn parse_moves(s: &str) -> miette::Result<(u32, u32)> {
     Ok((p(a)?, p(b)?))
 }
 
-/// The overlap graph of one level of a Go classification (living elements, as `ets classify` lists
-/// them); with `only`, just the elements of those classes and the overlaps among them.
-pub fn go_overlap(st: &Setting, c: &Classification, level: u32, rows: u8, only: &[String]) -> ets::dot::Graph {
-    let l = &c.hierarchy.levels[level as usize];
-    let named = &c.named[level as usize];
-    let living: Vec<usize> = (0..l.elements.len()).filter(|&i| named[i].died.is_none()).collect();
-    let keep = |i: usize| only.is_empty() || only.contains(&st.class(l.elements[i].class).name);
-    let shown: Vec<usize> = (0..living.len()).filter(|&k| keep(living[k])).collect();
-    let pos = |k: usize| shown.iter().position(|&x| x == k);
-    let nodes: Vec<OverlapNode> = shown
-        .iter()
-        .map(|&k| living[k])
-        .map(|i| OverlapNode {
-            id: format!("L{level}:{i}"),
-            class: st.class(l.elements[i].class).name.clone(),
-            detail: named[i]
-                .vertices
-                .iter()
-                .map(|p| p.gtp(rows))
-                .collect::<Vec<_>>()
-                .join(" "),
-        })
-        .collect();
-    let edges: Vec<(usize, usize, Vec<String>)> = l
-        .overlaps()
-        .edges
-        .iter()
-        .filter_map(|(a, b, cs)| {
-            Some((
-                pos(*a as usize)?,
-                pos(*b as usize)?,
-                cs.iter().map(|&x| st.constraint(x).name.clone()).collect(),
-            ))
-        })
-        .collect();
-    overlap_graph(
-        &format!("level {level} overlap graph, after move {}", c.last),
-        &nodes,
-        &edges,
-    )
-}
-
 pub fn run(a: DotArgs) -> miette::Result<ExitCode> {
     if let Some(sp) = &a.strukt {
         // Any domain: a struct file, and optionally a setting to recognise its elements.
@@ -260,7 +220,14 @@ pub fn run(a: DotArgs) -> miette::Result<ExitCode> {
     match a.view {
         View::Overlap => emit(
             &a,
-            Some(to_dot(&go_overlap(&st, &c, a.level, rows, &a.highlight))),
+            Some(to_dot(&classification_overlap(
+                &st,
+                &c,
+                a.level,
+                rows,
+                &a.highlight,
+                &format!("level {} overlap graph, after move {}", a.level, c.last),
+            ))),
             None,
         ),
         View::Board => {

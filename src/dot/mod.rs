@@ -21,7 +21,8 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use thiserror::Error;
 
-use crate::ets::{NodeId as Prim, Struct};
+use crate::ets::{NodeId as Prim, Setting, Struct};
+use crate::go::classify::Classification;
 
 /// A quoted DOT identifier. `s` is DOT label text: `\n` stays a line break; quotes are escaped.
 pub fn quoted(s: &str) -> Id {
@@ -246,6 +247,52 @@ pub fn overlap_graph(title: &str, nodes: &[OverlapNode], edges: &[(usize, usize,
         strict: false,
         stmts,
     }
+}
+
+/// The overlap graph of one level of a Go classification (living elements, as `ets classify` lists
+/// them); with `only`, just the elements of those classes and the overlaps among them.
+/// Elements are labelled with their class and vertices (GTP names on a board of `rows` rows).
+pub fn classification_overlap(
+    st: &Setting,
+    c: &Classification,
+    level: u32,
+    rows: u8,
+    only: &[String],
+    title: &str,
+) -> Graph {
+    let l = &c.hierarchy.levels[level as usize];
+    let named = &c.named[level as usize];
+    let living: Vec<usize> = (0..l.elements.len()).filter(|&i| named[i].died.is_none()).collect();
+    let keep = |i: usize| only.is_empty() || only.contains(&st.class(l.elements[i].class).name);
+    let shown: Vec<usize> = (0..living.len()).filter(|&k| keep(living[k])).collect();
+    let pos = |k: usize| shown.iter().position(|&x| x == k);
+    let nodes: Vec<OverlapNode> = shown
+        .iter()
+        .map(|&k| living[k])
+        .map(|i| OverlapNode {
+            id: format!("L{level}:{i}"),
+            class: st.class(l.elements[i].class).name.clone(),
+            detail: named[i]
+                .vertices
+                .iter()
+                .map(|p| p.gtp(rows))
+                .collect::<Vec<_>>()
+                .join(" "),
+        })
+        .collect();
+    let edges: Vec<(usize, usize, Vec<String>)> = l
+        .overlaps()
+        .edges
+        .iter()
+        .filter_map(|(a, b, cs)| {
+            Some((
+                pos(*a as usize)?,
+                pos(*b as usize)?,
+                cs.iter().map(|&x| st.constraint(x).name.clone()).collect(),
+            ))
+        })
+        .collect();
+    overlap_graph(title, &nodes, &edges)
 }
 
 /// DOT text of a graph.
