@@ -63,26 +63,30 @@ fn oracle(path: &Path) -> Vec<Snapshot> {
         };
         (s('B'), s('W'), cb, cw)
     };
+    let neighbours = |x: u8, y: u8| -> Vec<(u8, u8)> {
+        let (cols, rows) = (size.0 as u8, size.1 as u8);
+        let mut ns = vec![];
+        if x > 0 {
+            ns.push((x - 1, y));
+        }
+        if y > 0 {
+            ns.push((x, y - 1));
+        }
+        if x + 1 < cols {
+            ns.push((x + 1, y));
+        }
+        if y + 1 < rows {
+            ns.push((x, y + 1));
+        }
+        ns
+    };
     let group = |b: &HashMap<(u8, u8), char>, start: (u8, u8)| -> (Vec<(u8, u8)>, usize) {
         let c = b[&start];
         let mut q = VecDeque::from([start]);
         let mut seen = BTreeSet::from([start]);
         let mut libs = BTreeSet::new();
         while let Some((x, y)) = q.pop_front() {
-            let mut ns = vec![];
-            if x > 0 {
-                ns.push((x - 1, y));
-            }
-            if y > 0 {
-                ns.push((x, y - 1));
-            }
-            if x + 1 < size.0 as u8 {
-                ns.push((x + 1, y));
-            }
-            if y + 1 < size.1 as u8 {
-                ns.push((x, y + 1));
-            }
-            for n in ns {
+            for n in neighbours(x, y) {
                 match b.get(&n) {
                     None => {
                         libs.insert(n);
@@ -127,22 +131,8 @@ fn oracle(path: &Path) -> Vec<Snapshot> {
                 let at = (q.x, q.y);
                 board.insert(at, c);
                 let opp = if c == 'B' { 'W' } else { 'B' };
-                let (x, y) = at;
-                let mut ns = vec![];
-                if x > 0 {
-                    ns.push((x - 1, y));
-                }
-                if y > 0 {
-                    ns.push((x, y - 1));
-                }
-                if x + 1 < size.0 as u8 {
-                    ns.push((x + 1, y));
-                }
-                if y + 1 < size.1 as u8 {
-                    ns.push((x, y + 1));
-                }
                 let mut taken = 0;
-                for n in ns {
+                for n in neighbours(at.0, at.1) {
                     if board.get(&n) == Some(&opp) {
                         let (g, l) = group(&board, n);
                         if l == 0 {
