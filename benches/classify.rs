@@ -24,7 +24,7 @@ fn bench(c: &mut Criterion) {
             black_box(
                 classify_every(&st, &r.positions, &last, RecordOptions::default(), Some(2))
                     .unwrap()
-                    .1
+                    .named
                     .len(),
             )
         })
@@ -35,7 +35,7 @@ fn bench(c: &mut Criterion) {
             black_box(
                 classify_every(&st, &r.positions[..n], &last[..n], RecordOptions::default(), Some(2))
                     .unwrap()
-                    .1
+                    .named
                     .len(),
             )
         })

@@ -12,13 +12,15 @@ fn main() {
     let r = Replay::from_sgf(&Sgf::parse_bytes(std::fs::read(path).unwrap()).unwrap(), 0, &[]).unwrap();
     let last: Vec<_> = std::iter::once(None).chain(r.moves.iter().map(|m| m.point)).collect();
     let t = Instant::now();
-    let (whole, per) = classify_every(&st, &r.positions, &last, RecordOptions::default(), None).unwrap();
+    let whole = classify_every(&st, &r.positions, &last, RecordOptions::default(), None).unwrap();
     let el = t.elapsed();
+    let n = r.positions.len();
     println!(
-        "{} positions, {} primitives: {:?} ({:.1} ms/position)",
-        per.len(),
+        "{} positions, {} primitives: {:?} ({:.2} ms/position); instances per level {:?}",
+        n,
         whole.recording.strukt.len(),
         el,
-        el.as_secs_f64() * 1e3 / per.len() as f64
+        el.as_secs_f64() * 1e3 / n as f64,
+        whole.named.iter().map(|v| v.len()).collect::<Vec<_>>()
     );
 }

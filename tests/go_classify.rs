@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use ets::ets::Setting;
 use ets::go::board::{Board, Cell, Color, Point};
-use ets::go::classify::{Classification, classify, classify_every, embedded_setting};
+use ets::go::classify::{Classification, Timeline, classify, classify_every, classify_every_scratch, embedded_setting};
 use ets::go::game::Replay;
 use ets::go::record::{Attention, RecordOptions};
 use ets::go::sgf::Sgf;
@@ -79,30 +79,191 @@ fn elements_of(
     v
 }
 
+/// The vertices of the `class` instances of `level` alive at `pos` in a timeline.
+fn timeline_elements(st: &Setting, t: &Timeline, level: usize, pos: u32, class: &str) -> Vec<Vec<Point>> {
+    let mut v: Vec<Vec<Point>> = t
+        .alive_at(level, pos)
+        .into_iter()
+        .filter(|&i| st.class(t.class_of(level, i)).name == class)
+        .map(|i| t.named[level][i].vertices.clone())
+        .collect();
+    v.sort();
+    v
+}
+
 #[test]
 fn blocks_are_the_rules_blocks_at_every_position() {
     let st = setting();
     let mut games: Vec<PathBuf> = files("9x9");
-    games.extend(files("tom-9d/2003-09").into_iter().take(1));
+    games.extend(files("tom-9d/2003-09").into_iter().take(2));
     let mut checked = 0;
     for f in games {
-        let mut r = game(&f);
-        // 19x19: the first 80 moves (every position), to keep the suite fast
-        let n = r.positions.len().min(81);
-        r.positions.truncate(n);
-        let last = last_moves(&r)[..n].to_vec();
-        let (_, per) = classify_every(st, &r.positions, &last, RecordOptions::default(), Some(1)).unwrap();
-        for (pos, (levels, named)) in per.iter().enumerate() {
+        let r = game(&f);
+        let t = classify_every(st, &r.positions, &last_moves(&r), RecordOptions::default(), Some(1)).unwrap();
+        for pos in 0..r.positions.len() {
             let b = &r.positions[pos];
             for (c, class) in [(Color::Black, "black_block"), (Color::White, "white_block")] {
-                let got: Vec<Vec<Point>> = elements_of(st, levels, named, class);
+                let got: Vec<Vec<Point>> = timeline_elements(st, &t, 1, pos as u32, class);
                 let want: Vec<Vec<Point>> = flood_blocks(b, c).into_iter().collect();
                 assert_eq!(got, want, "{} position {pos} {class}", f.display());
                 checked += want.len();
             }
         }
     }
-    assert!(checked > 1000, "{checked} blocks checked");
+    assert!(checked > 10_000, "{checked} blocks checked");
+}
+
+#[test]
+fn a_block_keeps_its_identity_while_it_grows_and_ends_when_it_merges_or_is_captured() {
+    let st = setting();
+    let mut games: Vec<PathBuf> = files("9x9").into_iter().take(6).collect();
+    games.extend(files("tom-9d/2003-09").into_iter().take(1));
+    let (mut kept, mut ended) = (0, 0);
+    for f in games {
+        let r = game(&f);
+        let t = classify_every(st, &r.positions, &last_moves(&r), RecordOptions::default(), Some(1)).unwrap();
+        // Per position and colour: block (vertices) -> lineage.
+        let lineages = |pos: u32, class: &str| -> BTreeMap<Vec<Point>, usize> {
+            t.alive_at(1, pos)
+                .into_iter()
+                .filter(|&i| st.class(t.class_of(1, i)).name == class)
+                .map(|i| (t.named[1][i].vertices.clone(), t.lineage[0][i]))
+                .collect()
+        };
+        for pos in 1..r.positions.len() as u32 {
+            for (c, class) in [(Color::Black, "black_block"), (Color::White, "white_block")] {
+                let before = lineages(pos - 1, class);
+                let after = lineages(pos, class);
+                let old_blocks = flood_blocks(&r.positions[pos as usize - 1], c);
+                for nb in flood_blocks(&r.positions[pos as usize], c) {
+                    // Oracle: a block continues the one old block it contains, if it contains
+                    // exactly one whole and that old block went into no other block.
+                    let touching: Vec<&Vec<Point>> = old_blocks
+                        .iter()
+                        .filter(|ob| ob.iter().any(|p| nb.contains(p)))
+                        .collect();
+                    let lin = after[&nb];
+                    if touching.len() == 1 && touching[0].iter().all(|p| nb.contains(p)) {
+                        assert_eq!(
+                            lin,
+                            before[touching[0]],
+                            "{} move {pos}: {nb:?} grew from {:?}",
+                            f.display(),
+                            touching[0]
+                        );
+                        kept += 1;
+                    } else {
+                        assert!(
+                            !before.values().any(|&l| l == lin),
+                            "{} move {pos}: {nb:?} is new",
+                            f.display()
+                        );
+                        ended += touching.len();
+                    }
+                }
+                // Captured blocks end: their lineage is gone.
+                for (ob, l) in &before {
+                    if ob.iter().all(|p| r.positions[pos as usize].get(*p) != Cell::Stone(c)) {
+                        assert!(
+                            !after.values().any(|x| x == l),
+                            "{} move {pos}: {ob:?} was captured",
+                            f.display()
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        kept > 5_000 && ended > 100,
+        "{kept} continuations, {ended} merges checked"
+    );
+}
+
+/// A level-n element's identity independent of indexing: class, member identities, and how many
+/// applications it has.
+fn scratch_keys(
+    st: &Setting,
+    levels: &[ets::ets::hierarchy::LevelResult],
+    below: &dyn Fn(usize) -> String,
+) -> (BTreeSet<String>, Vec<String>) {
+    let mut keys = Vec::new();
+    for e in &levels[0].elements {
+        let mut m: Vec<String> = e.nodes.iter().map(|&x| below(x as usize)).collect();
+        m.sort();
+        keys.push(format!(
+            "{}[{}]#{}",
+            st.class(e.class).name,
+            m.join(","),
+            e.applications.len()
+        ));
+    }
+    (keys.iter().cloned().collect(), keys)
+}
+
+#[test]
+fn incremental_classification_equals_recognition_afresh_at_every_position() {
+    let st = setting();
+    let mut games: Vec<PathBuf> = files("9x9").into_iter().take(4).collect();
+    games.extend(files("tom-9d/2003-09").into_iter().take(1));
+    let mut compared = 0;
+    for f in games {
+        let mut r = game(&f);
+        let n = r.positions.len().min(120);
+        r.positions.truncate(n);
+        let last = last_moves(&r)[..n].to_vec();
+        let t = classify_every(st, &r.positions, &last, RecordOptions::default(), Some(2)).unwrap();
+        let (_, per) = classify_every_scratch(st, &r.positions, &last, RecordOptions::default(), Some(2)).unwrap();
+        for (pos, (levels, named)) in per.iter().enumerate() {
+            let pos32 = pos as u32;
+            // Level 1: members are level-0 element indices in both routes.
+            let (want1, keys1) = scratch_keys(st, &levels[0..], &|x| x.to_string());
+            let inc_key1 = |i: usize| {
+                let inst = &t.upper[0][i];
+                let mut m: Vec<String> = inst
+                    .found
+                    .nodes
+                    .iter()
+                    .map(|&x| t.members[0][x as usize].to_string())
+                    .collect();
+                m.sort();
+                format!(
+                    "{}[{}]#{}",
+                    st.class(inst.found.class).name,
+                    m.join(","),
+                    inst.found.apps.len()
+                )
+            };
+            let got1: BTreeSet<String> = t.alive_at(1, pos32).into_iter().map(inc_key1).collect();
+            assert_eq!(got1, want1, "{} position {pos}: level 1", f.display());
+            // Level 2: members are level-1 elements, named by their keys.
+            let (want2, _) = scratch_keys(st, &levels[1..], &|x| keys1[x].clone());
+            let got2: BTreeSet<String> = t
+                .alive_at(2, pos32)
+                .into_iter()
+                .map(|i| {
+                    let inst = &t.upper[1][i];
+                    let mut m: Vec<String> = inst
+                        .found
+                        .nodes
+                        .iter()
+                        .map(|&x| inc_key1(t.members[1][x as usize]))
+                        .collect();
+                    m.sort();
+                    format!(
+                        "{}[{}]#{}",
+                        st.class(inst.found.class).name,
+                        m.join(","),
+                        inst.found.apps.len()
+                    )
+                })
+                .collect();
+            assert_eq!(got2, want2, "{} position {pos}: level 2", f.display());
+            assert_eq!(named.len(), 2);
+            compared += got1.len() + got2.len();
+        }
+    }
+    assert!(compared > 50_000, "{compared} elements compared");
 }
 
 #[test]

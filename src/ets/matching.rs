@@ -111,6 +111,165 @@ impl Pattern {
 
 const UNBOUND: NodeId = NodeId::MAX;
 
+/// How a plan step reaches its variable: `(link, bound variable, its role, the variable's role)`.
+type ViaLink = (u16, u16, u8, u8);
+
+/// One step of a [`Plan`]: bind `var`, from the partners of a bound variable along a link, or
+/// from the host's per-kind index.
+#[derive(Debug, Clone)]
+struct PlanStep {
+    var: u16,
+    via: Option<ViaLink>,
+    /// Links whose ends are all bound once `var` is (the `via` link of two ends excepted: it
+    /// holds by construction).
+    checks: SmallVec<[u16; 4]>,
+}
+
+/// A compiled search order for one pattern, given which variables the seeds bind: every further
+/// variable is reached along a link from a bound one where possible, so that in a struct (where
+/// sites make every link name a single partner) an anchored match costs one step per variable.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    seeded: SmallVec<[u16; 4]>,
+    /// Links wholly inside the seeds.
+    seed_checks: SmallVec<[u16; 4]>,
+    steps: Vec<PlanStep>,
+}
+
+impl Plan {
+    /// Compiles the search order of `pattern` when variables `seeded` are bound first. `host`
+    /// orders the variables that no link reaches (fewest nodes of their type first).
+    pub fn compile<H: Host + ?Sized>(pattern: &Pattern, seeded: &[usize], host: &H) -> Plan {
+        let n = pattern.vars.len();
+        let mut bound = vec![false; n];
+        for &v in seeded {
+            if v < n {
+                bound[v] = true;
+            }
+        }
+        let all_bound = |l: &PatternLink, bound: &[bool]| l.ends.iter().all(|e| bound[e.0 as usize]);
+        let seed_checks = (0..pattern.links.len())
+            .filter(|&i| all_bound(&pattern.links[i], &bound))
+            .map(|i| i as u16)
+            .collect();
+        let mut steps = Vec::new();
+        loop {
+            let mut next: Option<(usize, Option<ViaLink>)> = None;
+            'outer: for (li, l) in pattern.links.iter().enumerate() {
+                if let Some(&(bv, br)) = l.ends.iter().find(|e| bound[e.0 as usize]) {
+                    for &(uv, ur) in &l.ends {
+                        if !bound[uv as usize] {
+                            next = Some((uv as usize, Some((li as u16, bv, br, ur))));
+                            break 'outer;
+                        }
+                    }
+                }
+            }
+            if next.is_none() {
+                next = (0..n)
+                    .filter(|&v| !bound[v])
+                    .min_by_key(|&v| host.nodes_of_kind(pattern.vars[v].kind).len())
+                    .map(|v| (v, None));
+            }
+            let Some((var, via)) = next else { break };
+            let was: Vec<bool> = bound.clone();
+            bound[var] = true;
+            let checks = (0..pattern.links.len())
+                .filter(|&i| {
+                    let l = &pattern.links[i];
+                    let skip = via.is_some_and(|(vl, ..)| vl as usize == i) && l.ends.len() == 2;
+                    !skip && all_bound(l, &bound) && !all_bound(l, &was)
+                })
+                .map(|i| i as u16)
+                .collect();
+            steps.push(PlanStep {
+                var: var as u16,
+                via,
+                checks,
+            });
+        }
+        Plan {
+            seeded: seeded.iter().map(|&v| v as u16).collect(),
+            seed_checks,
+            steps,
+        }
+    }
+
+    /// Calls `found` with every match of `pattern` (the one this plan was compiled for) that binds
+    /// the seeded variables to `nodes` (in the order they were given to [`Plan::compile`]).
+    pub fn run<H: Host + ?Sized>(
+        &self,
+        host: &H,
+        pattern: &Pattern,
+        nodes: &[NodeId],
+        admit: &mut dyn FnMut(usize, NodeId) -> bool,
+        found: &mut dyn FnMut(&[NodeId]) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let mut asg: SmallVec<[NodeId; 8]> = SmallVec::from_elem(UNBOUND, pattern.vars.len());
+        for (&v, &n) in self.seeded.iter().zip(nodes) {
+            let v = v as usize;
+            if v >= asg.len() || (n as usize) >= host.node_count() || host.node_kind(n) != pattern.vars[v].kind {
+                return ControlFlow::Continue(());
+            }
+            if asg.contains(&n) && asg[v] != n {
+                return ControlFlow::Continue(());
+            }
+            if !admit(v, n) {
+                return ControlFlow::Continue(());
+            }
+            asg[v] = n;
+        }
+        for &li in &self.seed_checks {
+            if !link_holds(host, &pattern.links[li as usize], &asg) {
+                return ControlFlow::Continue(());
+            }
+        }
+        let mut buf = Vec::new();
+        self.step(0, host, pattern, &mut asg, admit, found, &mut buf)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn step<H: Host + ?Sized>(
+        &self,
+        k: usize,
+        host: &H,
+        p: &Pattern,
+        asg: &mut [NodeId],
+        admit: &mut dyn FnMut(usize, NodeId) -> bool,
+        found: &mut dyn FnMut(&[NodeId]) -> ControlFlow<()>,
+        buf: &mut Vec<NodeId>,
+    ) -> ControlFlow<()> {
+        let Some(st) = self.steps.get(k) else {
+            return found(asg);
+        };
+        let var = st.var as usize;
+        let start = buf.len();
+        match st.via {
+            Some((li, bv, br, ur)) => host.partners(asg[bv as usize], p.links[li as usize].label, br, ur, buf),
+            None => buf.extend_from_slice(host.nodes_of_kind(p.vars[var].kind)),
+        }
+        let end = buf.len();
+        let mut i = start;
+        while i < end {
+            let cand = buf[i];
+            i += 1;
+            if host.node_kind(cand) != p.vars[var].kind || asg.contains(&cand) || !admit(var, cand) {
+                continue;
+            }
+            asg[var] = cand;
+            let ok = st.checks.iter().all(|&li| link_holds(host, &p.links[li as usize], asg));
+            if ok && self.step(k + 1, host, p, asg, admit, found, buf).is_break() {
+                asg[var] = UNBOUND;
+                buf.truncate(start);
+                return ControlFlow::Break(());
+            }
+            asg[var] = UNBOUND;
+        }
+        buf.truncate(start);
+        ControlFlow::Continue(())
+    }
+}
+
 /// Calls `found` with every match of `pattern` in `host` that extends `seeds`, in a
 /// deterministic order. A match is a slice indexed by variable. `admit(var, node)` may veto a
 /// binding (used for "the context is already in the working struct"). `found` may stop the search
@@ -122,95 +281,17 @@ pub fn for_each_match<H: Host + ?Sized>(
     admit: &mut dyn FnMut(usize, NodeId) -> bool,
     found: &mut dyn FnMut(&[NodeId]) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
-    let mut asg = vec![UNBOUND; pattern.vars.len()];
-    for &(v, n) in seeds {
-        if v >= asg.len() || (n as usize) >= host.node_count() || host.node_kind(n) != pattern.vars[v].kind {
-            return ControlFlow::Continue(());
-        }
-        if asg.contains(&n) && asg[v] != n {
-            return ControlFlow::Continue(());
-        }
-        if !admit(v, n) {
-            return ControlFlow::Continue(());
-        }
-        asg[v] = n;
+    if seeds.iter().any(|&(v, _)| v >= pattern.vars.len()) {
+        return ControlFlow::Continue(());
     }
-    // Links fully inside the seeds must already hold.
-    for l in &pattern.links {
-        if l.ends.iter().all(|e| asg[e.0 as usize] != UNBOUND) && !link_holds(host, l, &asg) {
-            return ControlFlow::Continue(());
-        }
-    }
-    let mut buf = Vec::new();
-    extend(host, pattern, &mut asg, admit, found, &mut buf)
+    let vars: Vec<usize> = seeds.iter().map(|s| s.0).collect();
+    let nodes: Vec<NodeId> = seeds.iter().map(|s| s.1).collect();
+    Plan::compile(pattern, &vars, host).run(host, pattern, &nodes, admit, found)
 }
 
 fn link_holds<H: Host + ?Sized>(host: &H, l: &PatternLink, asg: &[NodeId]) -> bool {
     let ends: SmallVec<[(NodeId, u8); 4]> = l.ends.iter().map(|&(v, r)| (asg[v as usize], r)).collect();
     host.linked(l.label, &ends)
-}
-
-/// How a variable's candidates are reached: along a link from a bound node.
-type Via = (LinkLabel, NodeId, u8, u8);
-
-fn extend<H: Host + ?Sized>(
-    host: &H,
-    p: &Pattern,
-    asg: &mut Vec<NodeId>,
-    admit: &mut dyn FnMut(usize, NodeId) -> bool,
-    found: &mut dyn FnMut(&[NodeId]) -> ControlFlow<()>,
-    buf: &mut Vec<NodeId>,
-) -> ControlFlow<()> {
-    // Choose the next variable: one reachable along a link from a bound variable, else the
-    // unbound variable with the fewest host nodes of its type.
-    let mut next: Option<(usize, Option<Via>)> = None;
-    'outer: for l in &p.links {
-        if let Some(&(bv, br)) = l.ends.iter().find(|e| asg[e.0 as usize] != UNBOUND) {
-            for &(uv, ur) in &l.ends {
-                if asg[uv as usize] == UNBOUND {
-                    next = Some((uv as usize, Some((l.label, asg[bv as usize], br, ur))));
-                    break 'outer;
-                }
-            }
-        }
-    }
-    if next.is_none() {
-        next = (0..p.vars.len())
-            .filter(|&v| asg[v] == UNBOUND)
-            .min_by_key(|&v| host.nodes_of_kind(p.vars[v].kind).len())
-            .map(|v| (v, None));
-    }
-    let Some((var, via)) = next else {
-        return found(asg);
-    };
-    let start = buf.len();
-    match via {
-        Some((label, n, role, other)) => host.partners(n, label, role, other, buf),
-        None => buf.extend_from_slice(host.nodes_of_kind(p.vars[var].kind)),
-    }
-    let end = buf.len();
-    let mut i = start;
-    while i < end {
-        let cand = buf[i];
-        i += 1;
-        if host.node_kind(cand) != p.vars[var].kind || asg.contains(&cand) || !admit(var, cand) {
-            continue;
-        }
-        asg[var] = cand;
-        let ok = p.links.iter().all(|l| {
-            !l.ends.iter().any(|e| e.0 as usize == var)
-                || l.ends.iter().any(|e| asg[e.0 as usize] == UNBOUND)
-                || link_holds(host, l, asg)
-        });
-        if ok && extend(host, p, asg, admit, found, buf).is_break() {
-            asg[var] = UNBOUND;
-            buf.truncate(start);
-            return ControlFlow::Break(());
-        }
-        asg[var] = UNBOUND;
-    }
-    buf.truncate(start);
-    ControlFlow::Continue(())
 }
 
 /// Collects every match of `pattern` in `host` extending `seeds` (see [`for_each_match`]).

@@ -7,13 +7,15 @@
 //! level), [`setting`] (constraints and classes), [`schedule`] (generating-system schedules,
 //! §3.4.1.2), [`generation`] and [`recognition`] (the two directions of a generating system),
 //! [`element`] (class elements and overlap), [`level`] (level-n structs, CELs and overlap graphs,
-//! §3.4.2), [`hierarchy`] (all levels at once) and [`json`] (the struct file format).
+//! §3.4.2), [`evolve`] (level-n structs that change over time, incremental recognition, element
+//! lifetimes, §5.1.1, §5.3.2.1), [`hierarchy`] (all levels at once) and [`json`] (the struct file format).
 //!
 //! This module names no application domain: it is the engine every front-end goes through.
 
 pub mod assembly;
 pub mod element;
 pub mod error;
+pub mod evolve;
 pub mod generation;
 pub mod hierarchy;
 pub mod json;
@@ -36,6 +38,6 @@ pub use matching::{Host, LinkLabel, Pattern, PatternLink, PatternVar, all_matche
 pub use primitive::{AbstractPrimitive, Alphabet, ConcretePrimitive, PrimalClassId, PrimitiveKind, Site};
 pub use recognition::{recognize, recognize_level};
 pub use relabel::{canonical_form, labelled_eq, relabel, structurally_identical};
-pub use schedule::{Nfa, Schedule};
+pub use schedule::{Dfa, Nfa, Schedule};
 pub use setting::{Class, ClassId, Constraint, ConstraintId, ConstraintSet, PatternBuilder, Setting};
 pub use structs::{NodeId, Process, Struct};

@@ -15,18 +15,20 @@
 //!   with their context inside it, so that overlap is a property of the element, not of one
 //!   derivation order (`docs/semantics.md`).
 //!
-//! Matching is anchored: seeds for a step are the nodes added since the previous round, and
-//! candidates are reached along links from them ([`super::matching`]). An application that already
-//! belongs to an element of the class does not start another element of that class, so a long
-//! chain is recognised once from its earliest start, not once per suffix.
+//! The matches of a level's constraints are found once, by anchored matching, into a
+//! [`MatchTable`] shared by every class of the level; a derivation then reaches its candidates
+//! through the table's index from the nodes it has added ("contexts and shared nodes seed the
+//! search"). An application that already belongs to an element of the class does not start
+//! another element of that class, so a long chain is recognised once from its earliest start, not
+//! once per suffix. When every step after the first loops (`A+`, `A, B*`), a derivation is a
+//! closure and is computed by counting, per match, how much of its context has joined.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 use std::ops::ControlFlow;
 
 use super::element::{Application, Element};
-use super::matching::{Host, for_each_match};
-use super::schedule::StateSet;
+use super::matching::{Host, Plan};
 use super::setting::{ClassId, ConstraintId, Setting};
 use super::structs::NodeId;
 
@@ -43,60 +45,272 @@ impl Default for Limits {
     }
 }
 
-/// Candidate matches of one constraint against a working element, kept incrementally: every
-/// match touching the element with its context inside it, found by seeding only from the nodes
-/// added since the last look (a match that becomes valid because node n joined contains n).
-#[derive(Clone, Default)]
-struct Candidates {
-    seen_upto: usize,
-    /// Found but not yet applied (applied ones are dropped on the next look).
-    pending: Vec<Application>,
-    known: FxHashSet<Application>,
+/// Identifies one match in a [`Matches`] source.
+pub type MatchId = u32;
+
+/// A source of constraint matches, indexed by the nodes a derivation may be seeded from.
+pub trait Matches {
+    /// The constraint of match `m`.
+    fn constraint(&self, m: MatchId) -> ConstraintId;
+    /// The nodes of match `m`, in the constraint's variable order.
+    fn nodes(&self, m: MatchId) -> &[NodeId];
+    /// The matches with node `n` at a *seed position*: a context variable when the constraint has
+    /// a context part, any variable otherwise (a match becomes applicable when its last context
+    /// node joins an element, so only those positions need looking at).
+    fn seeded_at(&self, n: NodeId) -> &[MatchId];
+    /// Whether match `m` currently holds (all its nodes present).
+    fn live(&self, _m: MatchId) -> bool {
+        true
+    }
+    /// One past the largest match id.
+    fn match_bound(&self) -> usize;
+    /// One past the largest node id.
+    fn node_bound(&self) -> usize;
 }
 
-#[derive(Clone, Default)]
-struct Working {
-    nodes: FxHashSet<NodeId>,
-    order: Vec<NodeId>,
-    apps: Vec<Application>,
-    app_set: FxHashSet<Application>,
-    cands: FxHashMap<ConstraintId, Candidates>,
+/// Per constraint: which variables are context, and where matching is anchored.
+#[derive(Debug, Clone)]
+pub(crate) struct ConstraintInfo {
+    pub context: SmallVec<[bool; 8]>,
+    pub context_len: u16,
 }
 
-impl Working {
-    fn add(&mut self, app: Application) -> bool {
-        let mut grew = false;
-        for &n in &app.nodes {
-            if self.nodes.insert(n) {
-                self.order.push(n);
-                grew = true;
+impl ConstraintInfo {
+    pub(crate) fn of(setting: &Setting, c: ConstraintId) -> Self {
+        let p = &setting.constraint(c).pattern;
+        let context: SmallVec<[bool; 8]> = p.vars.iter().map(|v| v.context).collect();
+        let context_len = context.iter().filter(|&&b| b).count() as u16;
+        ConstraintInfo { context, context_len }
+    }
+    /// Whether variable position `i` is a seed position.
+    pub(crate) fn seeds_at(&self, i: usize) -> bool {
+        self.context_len == 0 || self.context[i]
+    }
+}
+
+/// Every match of some constraints in a host, found once (anchored at the rarest variable type),
+/// with the index [`Matches::seeded_at`].
+#[derive(Debug, Clone, Default)]
+pub struct MatchTable {
+    constraint: Vec<ConstraintId>,
+    start: Vec<u32>,
+    nodes: Vec<NodeId>,
+    seed_start: Vec<u32>,
+    seed_list: Vec<MatchId>,
+    node_count: usize,
+}
+
+impl MatchTable {
+    /// Finds every match of `constraints` in `host` (constraints in parallel; ids are in
+    /// constraint order, then anchor order: deterministic).
+    pub fn build<H: Host + Sync + ?Sized>(setting: &Setting, constraints: &[ConstraintId], host: &H) -> Self {
+        use rayon::prelude::*;
+        let mut cons: Vec<ConstraintId> = constraints.to_vec();
+        cons.sort_unstable();
+        cons.dedup();
+        let per: Vec<Vec<NodeId>> = cons
+            .par_iter()
+            .map(|&c| {
+                let p = &setting.constraint(c).pattern;
+                let mut flat = Vec::new();
+                if p.vars.is_empty() {
+                    return flat;
+                }
+                let anchor = (0..p.vars.len())
+                    .min_by_key(|&v| host.nodes_of_kind(p.vars[v].kind).len())
+                    .expect("a variable");
+                let plan = Plan::compile(p, &[anchor], host);
+                for &n in host.nodes_of_kind(p.vars[anchor].kind) {
+                    let _ = plan.run(host, p, &[n], &mut |_, _| true, &mut |m| {
+                        flat.extend_from_slice(m);
+                        ControlFlow::Continue(())
+                    });
+                }
+                flat
+            })
+            .collect();
+        let mut t = MatchTable {
+            node_count: host.node_count(),
+            ..Default::default()
+        };
+        t.start.push(0);
+        let mut infos = Vec::with_capacity(cons.len());
+        for (&c, flat) in cons.iter().zip(&per) {
+            let k = setting.constraint(c).pattern.vars.len();
+            infos.push(ConstraintInfo::of(setting, c));
+            for m in flat.chunks(k.max(1)) {
+                t.constraint.push(c);
+                t.nodes.extend_from_slice(m);
+                t.start.push(t.nodes.len() as u32);
             }
         }
-        if self.app_set.insert(app.clone()) {
-            self.apps.push(app);
-            grew = true;
-        }
-        grew
-    }
-
-    /// The candidate applications of `c` not yet applied, ascending.
-    fn candidates<H: Host + ?Sized>(&mut self, setting: &Setting, c: ConstraintId, host: &H) -> Vec<Application> {
-        let mut entry = self.cands.remove(&c).unwrap_or_default();
-        if entry.seen_upto < self.order.len() {
-            let mut buf = Vec::new();
-            touching(setting, c, host, &self.nodes, &self.order[entry.seen_upto..], &mut buf);
-            for a in buf {
-                if entry.known.insert(a.clone()) {
-                    entry.pending.push(a);
+        // The seed index, as compressed rows.
+        let info_of: FxHashMap<ConstraintId, usize> = cons.iter().enumerate().map(|(i, &c)| (c, i)).collect();
+        let mut count = vec![0u32; t.node_count + 1];
+        for m in 0..t.constraint.len() {
+            let info = &infos[info_of[&t.constraint[m]]];
+            for (i, &n) in t.nodes(m as MatchId).iter().enumerate() {
+                if info.seeds_at(i) {
+                    count[n as usize + 1] += 1;
                 }
             }
-            entry.seen_upto = self.order.len();
         }
-        entry.pending.retain(|a| !self.app_set.contains(a));
-        let mut out = entry.pending.clone();
-        out.sort();
-        self.cands.insert(c, entry);
-        out
+        for i in 1..count.len() {
+            count[i] += count[i - 1];
+        }
+        let mut fill = count.clone();
+        t.seed_list = vec![0; *count.last().unwrap_or(&0) as usize];
+        for m in 0..t.constraint.len() {
+            let info = &infos[info_of[&t.constraint[m]]];
+            let (a, b) = (t.start[m] as usize, t.start[m + 1] as usize);
+            for i in 0..b - a {
+                let n = t.nodes[a + i];
+                if info.seeds_at(i) {
+                    t.seed_list[fill[n as usize] as usize] = m as MatchId;
+                    fill[n as usize] += 1;
+                }
+            }
+        }
+        t.seed_start = count;
+        t
+    }
+
+    /// Number of matches.
+    pub fn len(&self) -> usize {
+        self.constraint.len()
+    }
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.constraint.is_empty()
+    }
+    /// Match `m` as an application.
+    pub fn application(&self, m: MatchId) -> Application {
+        Application {
+            constraint: self.constraint[m as usize],
+            nodes: SmallVec::from_slice(self.nodes(m)),
+        }
+    }
+}
+
+impl Matches for MatchTable {
+    fn constraint(&self, m: MatchId) -> ConstraintId {
+        self.constraint[m as usize]
+    }
+    fn nodes(&self, m: MatchId) -> &[NodeId] {
+        &self.nodes[self.start[m as usize] as usize..self.start[m as usize + 1] as usize]
+    }
+    fn seeded_at(&self, n: NodeId) -> &[MatchId] {
+        let n = n as usize;
+        if n + 1 >= self.seed_start.len() {
+            return &[];
+        }
+        &self.seed_list[self.seed_start[n] as usize..self.seed_start[n + 1] as usize]
+    }
+    fn match_bound(&self) -> usize {
+        self.constraint.len()
+    }
+    fn node_bound(&self) -> usize {
+        self.node_count
+    }
+}
+
+/// An element as recognition finds it: applications are match ids (the first started it, the rest
+/// ascending).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Found {
+    /// Its class.
+    pub class: ClassId,
+    /// Its nodes, ascending.
+    pub nodes: Vec<NodeId>,
+    /// Its applications as match ids: the first started it; the rest ascending.
+    pub apps: Vec<MatchId>,
+    /// Whether the schedule may end where the derivation stopped.
+    pub complete: bool,
+}
+
+impl Found {
+    /// The element with its applications spelt out.
+    pub fn to_element<M: Matches + ?Sized>(&self, m: &M) -> Element {
+        let app = |id: MatchId| Application {
+            constraint: m.constraint(id),
+            nodes: SmallVec::from_slice(m.nodes(id)),
+        };
+        let mut applications: Vec<Application> = self.apps.iter().map(|&a| app(a)).collect();
+        if applications.len() > 1 {
+            applications[1..].sort();
+        }
+        Element {
+            class: self.class,
+            nodes: self.nodes.clone(),
+            applications,
+            complete: self.complete,
+        }
+    }
+}
+
+/// What a class uses, looked up per constraint.
+pub(crate) struct ClassView {
+    /// Per constraint id: bit 0 used in some set, bit 1 recorded (`overlaps`).
+    uses: Vec<u8>,
+    /// Per constraint id: the size of its context part.
+    need: Vec<u16>,
+    infos: FxHashMap<ConstraintId, ConstraintInfo>,
+}
+
+impl ClassView {
+    pub(crate) fn new(setting: &Setting, class: ClassId) -> Self {
+        let cls = setting.class(class);
+        let mut uses = vec![0u8; setting.constraints().len()];
+        let mut infos = FxHashMap::default();
+        for c in cls.constraints() {
+            uses[c.0 as usize] |= 1;
+            infos.insert(c, ConstraintInfo::of(setting, c));
+        }
+        for &c in &cls.overlaps {
+            uses[c.0 as usize] |= 2;
+            infos.insert(c, ConstraintInfo::of(setting, c));
+        }
+        let mut need = vec![0u16; uses.len()];
+        for (c, i) in &infos {
+            need[c.0 as usize] = i.context_len;
+        }
+        ClassView { uses, need, infos }
+    }
+    fn uses(&self, c: ConstraintId) -> u8 {
+        self.uses.get(c.0 as usize).copied().unwrap_or(0)
+    }
+    pub(crate) fn touches(&self, c: ConstraintId) -> bool {
+        self.uses(c) != 0
+    }
+}
+
+/// Reusable per-class scratch space for closures: stamps over nodes and matches.
+#[derive(Debug, Clone, Default)]
+pub struct Scratch {
+    epoch: u32,
+    node: Vec<u32>,
+    applied: Vec<u32>,
+    count_epoch: Vec<u32>,
+    count: Vec<u16>,
+}
+
+impl Scratch {
+    fn begin(&mut self, nodes: usize, matches: usize) {
+        if self.node.len() < nodes {
+            self.node.resize(nodes, 0);
+        }
+        if self.applied.len() < matches {
+            self.applied.resize(matches, 0);
+            self.count_epoch.resize(matches, 0);
+            self.count.resize(matches, 0);
+        }
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.node.iter_mut().for_each(|x| *x = 0);
+            self.applied.iter_mut().for_each(|x| *x = 0);
+            self.count_epoch.iter_mut().for_each(|x| *x = 0);
+            self.epoch = 1;
+        }
     }
 }
 
@@ -113,144 +327,358 @@ pub fn recognize_with<H: Host + Sync + ?Sized>(
     limits: Limits,
 ) -> Vec<Element> {
     let cls = setting.class(class);
-    let nfa = cls.nfa();
-    let start = nfa.start();
-    // Seeds: every match, anywhere, of a constraint that may start the derivation.
-    let mut seeds: Vec<(NodeId, usize, Application)> = Vec::new();
-    for set in nfa.sets_out(&start) {
+    let mut cons = cls.constraints();
+    cons.extend(cls.overlaps.iter().copied());
+    let table = MatchTable::build(setting, &cons, host);
+    let seeds = start_seeds(setting, class, &table, 0..table.len() as MatchId);
+    let mut scratch = Scratch::default();
+    recognize_from(setting, class, &table, &seeds, limits, &mut scratch)
+        .iter()
+        .map(|f| f.to_element(&table))
+        .collect()
+}
+
+/// The matches among `candidates` that may start a derivation of `class` (their constraint is in
+/// a set leaving the schedule's start), as `(set, match)`, in the order derivations are tried:
+/// latest node first ascending, then set, then application.
+pub fn start_seeds<M: Matches + ?Sized>(
+    setting: &Setting,
+    class: ClassId,
+    table: &M,
+    candidates: impl IntoIterator<Item = MatchId>,
+) -> Vec<(usize, MatchId)> {
+    let cls = setting.class(class);
+    let dfa = cls.dfa();
+    let mut sets_of: FxHashMap<ConstraintId, SmallVec<[usize; 2]>> = FxHashMap::default();
+    for set in dfa.sets_out(dfa.start()) {
         for &c in &cls.sets[set].constraints {
-            let p = &setting.constraint(c).pattern;
-            let _ = for_each_match(host, p, &[], &mut |_, _| true, &mut |m| {
-                let key = m.iter().copied().max().unwrap_or(0);
-                seeds.push((
-                    key,
-                    set,
-                    Application {
-                        constraint: c,
-                        nodes: SmallVec::from_slice(m),
-                    },
-                ));
-                ControlFlow::Continue(())
-            });
+            let v = sets_of.entry(c).or_default();
+            if !v.contains(&set) {
+                v.push(set);
+            }
         }
     }
-    seeds.sort();
+    let mut seeds: Vec<(NodeId, usize, MatchId)> = Vec::new();
+    for m in candidates {
+        if !table.live(m) {
+            continue;
+        }
+        if let Some(sets) = sets_of.get(&table.constraint(m)) {
+            let key = table.nodes(m).iter().copied().max().unwrap_or(0);
+            for &s in sets {
+                seeds.push((key, s, m));
+            }
+        }
+    }
+    seeds.sort_by(|a, b| {
+        (a.0, a.1)
+            .cmp(&(b.0, b.1))
+            .then_with(|| table.constraint(a.2).cmp(&table.constraint(b.2)))
+            .then_with(|| table.nodes(a.2).cmp(table.nodes(b.2)))
+    });
     seeds.dedup();
-    let mut covered: FxHashSet<Application> = FxHashSet::default();
-    let mut out: Vec<Element> = Vec::new();
-    let mut seen: FxHashSet<Vec<Application>> = FxHashSet::default();
-    for (_, set, app) in seeds {
+    seeds.into_iter().map(|(_, s, m)| (s, m)).collect()
+}
+
+/// Recognises the elements of `class` that derivations started from `seeds` (see [`start_seeds`])
+/// reach, with candidates from `table`. Over every start match of a host this is recognition in
+/// the host; over the start matches of a union of components of the class's match hypergraph, it
+/// is recognition restricted to them (elements never leave a component).
+pub fn recognize_from<M: Matches + ?Sized>(
+    setting: &Setting,
+    class: ClassId,
+    table: &M,
+    seeds: &[(usize, MatchId)],
+    limits: Limits,
+    scratch: &mut Scratch,
+) -> Vec<Found> {
+    let dfa = setting.class(class).dfa();
+    let view = ClassView::new(setting, class);
+    let mut covered: FxHashSet<MatchId> = FxHashSet::default();
+    let mut out: Vec<Found> = Vec::new();
+    let mut seen: FxHashSet<Vec<MatchId>> = FxHashSet::default();
+    for &(set, app) in seeds {
         if covered.contains(&app) {
             continue;
         }
-        let states = nfa.step(&start, set);
-        let mut w = Working::default();
-        w.add(app);
+        let Some(state) = dfa.step(dfa.start(), set) else {
+            continue;
+        };
         let mut results = Vec::new();
-        let mut memo = FxHashSet::default();
-        let mut budget = limits.max_branches;
-        explore(setting, class, host, states, w, &mut results, &mut memo, &mut budget);
+        if let Some(loops) = loops_only(setting, class, state) {
+            results.push(closure(setting, class, table, &view, &loops, app, state, scratch));
+        } else {
+            let mut w = Working::default();
+            w.add(table, app);
+            let mut memo = FxHashSet::default();
+            let mut budget = limits.max_branches;
+            let mut ex = Explorer {
+                setting,
+                class,
+                table,
+                view: &view,
+                results: &mut results,
+                memo: &mut memo,
+                budget: &mut budget,
+            };
+            ex.explore(state, w);
+        }
         for e in results {
-            let mut key = e.applications.clone();
-            key.sort();
+            let mut key = e.apps.clone();
+            key.sort_unstable();
             if seen.insert(key) {
-                covered.extend(e.applications.iter().cloned());
+                covered.extend(e.apps.iter().copied());
                 out.push(e);
             }
         }
     }
-    // Drop elements whose applications all lie inside another element of the class.
-    let mut index: FxHashMap<&Application, Vec<usize>> = FxHashMap::default();
-    for (i, e) in out.iter().enumerate() {
-        for a in &e.applications {
-            index.entry(a).or_default().push(i);
+    drop_subsumed(&mut out);
+    let app_cmp = |x: MatchId, y: MatchId| {
+        table
+            .constraint(x)
+            .cmp(&table.constraint(y))
+            .then_with(|| table.nodes(x).cmp(table.nodes(y)))
+    };
+    out.sort_by(|a, b| {
+        a.nodes.cmp(&b.nodes).then_with(|| {
+            let (mut x, mut y) = (a.apps.clone(), b.apps.clone());
+            x[1..].sort_by(|&p, &q| app_cmp(p, q));
+            y[1..].sort_by(|&p, &q| app_cmp(p, q));
+            x.iter()
+                .zip(&y)
+                .map(|(&p, &q)| app_cmp(p, q))
+                .find(|o| o.is_ne())
+                .unwrap_or(x.len().cmp(&y.len()))
+        })
+    });
+    out
+}
+
+/// Drops elements whose applications all lie inside another, larger element of the class.
+fn drop_subsumed(out: &mut Vec<Found>) {
+    let firsts: FxHashSet<MatchId> = out.iter().map(|e| e.apps[0]).collect();
+    let mut holders: FxHashMap<MatchId, Vec<usize>> = FxHashMap::default();
+    for (j, e) in out.iter().enumerate() {
+        for &a in &e.apps {
+            if firsts.contains(&a) {
+                holders.entry(a).or_default().push(j);
+            }
         }
     }
+    let sorted: Vec<Vec<MatchId>> = out
+        .iter()
+        .map(|e| {
+            let mut v = e.apps.clone();
+            v.sort_unstable();
+            v
+        })
+        .collect();
     let keep: Vec<bool> = out
         .iter()
         .enumerate()
         .map(|(i, e)| {
-            let Some(cands) = index.get(&e.applications[0]) else {
+            let Some(cands) = holders.get(&e.apps[0]) else {
                 return true;
             };
             !cands.iter().any(|&j| {
                 j != i
-                    && out[j].applications.len() > e.applications.len()
-                    && e.applications
-                        .iter()
-                        .all(|a| index.get(a).is_some_and(|v| v.contains(&j)))
+                    && sorted[j].len() > sorted[i].len()
+                    && sorted[i].iter().all(|a| sorted[j].binary_search(a).is_ok())
             })
         })
         .collect();
-    let mut out: Vec<Element> = out.into_iter().zip(keep).filter(|(_, k)| *k).map(|(e, _)| e).collect();
-    out.sort_by(|a, b| a.nodes.cmp(&b.nodes).then_with(|| a.applications.cmp(&b.applications)));
-    out
+    let mut k = keep.into_iter();
+    out.retain(|_| k.next().unwrap_or(true));
 }
 
-/// Matches of constraint `c` that touch one of `seeds` and have their context inside `inside`.
-fn touching<H: Host + ?Sized>(
-    setting: &Setting,
-    c: ConstraintId,
-    host: &H,
-    inside: &FxHashSet<NodeId>,
-    seeds: &[NodeId],
-    out: &mut Vec<Application>,
-) {
-    let p = &setting.constraint(c).pattern;
-    // A match is valid once its whole context is inside; it becomes valid when its last context node
-    // joins, so with a context part only context positions need seeding.
-    let has_context = p.vars.iter().any(|v| v.context);
-    for (v, var) in p.vars.iter().enumerate() {
-        if has_context && !var.context {
-            continue;
+/// When every set leaving `states` loops back to it, those sets' constraints.
+fn loops_only(setting: &Setting, class: ClassId, state: u32) -> Option<Vec<ConstraintId>> {
+    let cls = setting.class(class);
+    let dfa = cls.dfa();
+    let mut cons = Vec::new();
+    for s in dfa.sets_out(state) {
+        if dfa.step(state, s) != Some(state) {
+            return None;
         }
-        for &n in seeds {
-            if host.node_kind(n) != var.kind {
-                continue;
-            }
-            let _ = for_each_match(
-                host,
-                p,
-                &[(v, n)],
-                &mut |vi, node| !p.vars[vi].context || inside.contains(&node),
-                &mut |m| {
-                    out.push(Application {
-                        constraint: c,
-                        nodes: SmallVec::from_slice(m),
-                    });
-                    ControlFlow::Continue(())
-                },
-            );
-        }
+        cons.extend(cls.sets[s].constraints.iter().copied());
     }
-    out.sort();
-    out.dedup();
+    cons.sort_unstable();
+    cons.dedup();
+    Some(cons)
 }
 
+/// The derivation from `seed` when every later step loops: the least set closed under the loop
+/// constraints' matches whose context lies inside, then the recorded constraints' matches that
+/// lie inside.
 #[allow(clippy::too_many_arguments)]
-fn explore<H: Host + ?Sized>(
+fn closure<M: Matches + ?Sized>(
     setting: &Setting,
     class: ClassId,
-    host: &H,
-    mut states: StateSet,
-    mut w: Working,
-    results: &mut Vec<Element>,
-    memo: &mut FxHashSet<(StateSet, Vec<Application>)>,
-    budget: &mut usize,
-) {
-    let cls = setting.class(class);
-    let nfa = cls.nfa();
-    loop {
-        // 1. Saturate the sets that loop back to the current state.
-        let out_sets = nfa.sets_out(&states);
-        let loops: Vec<usize> = out_sets
-            .iter()
-            .copied()
-            .filter(|&s| nfa.step(&states, s) == states)
-            .collect();
-        if !loops.is_empty() {
-            let mut loop_cons: Vec<ConstraintId> = loops
+    table: &M,
+    view: &ClassView,
+    loops: &[ConstraintId],
+    seed: MatchId,
+    state: u32,
+    s: &mut Scratch,
+) -> Found {
+    s.begin(table.node_bound(), table.match_bound());
+    let ep = s.epoch;
+    let mut in_loop = vec![false; setting.constraints().len()];
+    for c in loops {
+        in_loop[c.0 as usize] = true;
+    }
+    let mut order: Vec<NodeId> = Vec::new();
+    let mut apps: Vec<MatchId> = Vec::new();
+    let mut queue_at = 0usize;
+    let apply = |m: MatchId, s: &mut Scratch, order: &mut Vec<NodeId>, apps: &mut Vec<MatchId>| {
+        if s.applied[m as usize] == ep {
+            return;
+        }
+        s.applied[m as usize] = ep;
+        apps.push(m);
+        for &n in table.nodes(m) {
+            if s.node[n as usize] != ep {
+                s.node[n as usize] = ep;
+                order.push(n);
+            }
+        }
+    };
+    apply(seed, s, &mut order, &mut apps);
+    while queue_at < order.len() {
+        let n = order[queue_at];
+        queue_at += 1;
+        for &m in table.seeded_at(n) {
+            let c = table.constraint(m);
+            if !in_loop[c.0 as usize] || s.applied[m as usize] == ep || !table.live(m) {
+                continue;
+            }
+            let need = view.need[c.0 as usize];
+            if need == 0 {
+                apply(m, s, &mut order, &mut apps);
+                continue;
+            }
+            if s.count_epoch[m as usize] != ep {
+                s.count_epoch[m as usize] = ep;
+                s.count[m as usize] = 0;
+            }
+            s.count[m as usize] += 1;
+            if s.count[m as usize] == need {
+                apply(m, s, &mut order, &mut apps);
+            }
+        }
+    }
+    // Recorded constraints: matches lying wholly inside.
+    if !setting.class(class).overlaps.is_empty() {
+        for &n in &order {
+            for &m in table.seeded_at(n) {
+                let c = table.constraint(m);
+                if view.uses(c) & 2 == 0 || s.applied[m as usize] == ep || !table.live(m) {
+                    continue;
+                }
+                if table.nodes(m).iter().all(|&x| s.node[x as usize] == ep) {
+                    s.applied[m as usize] = ep;
+                    apps.push(m);
+                }
+            }
+        }
+    }
+    order.sort_unstable();
+    apps[1..].sort_unstable();
+    Found {
+        class,
+        nodes: order,
+        apps,
+        complete: setting.class(class).dfa().accepts(state),
+    }
+}
+
+/// Candidate matches against a working element, kept incrementally: every live match of a class
+/// constraint touching the element with its context inside it, found from the nodes added since
+/// the last look.
+#[derive(Clone, Default)]
+struct Working {
+    nodes: FxHashSet<NodeId>,
+    order: Vec<NodeId>,
+    apps: Vec<MatchId>,
+    app_set: FxHashSet<MatchId>,
+    seen_upto: usize,
+    known: FxHashSet<MatchId>,
+    pending: FxHashMap<ConstraintId, Vec<MatchId>>,
+}
+
+impl Working {
+    fn add<M: Matches + ?Sized>(&mut self, t: &M, app: MatchId) -> bool {
+        let mut grew = false;
+        for &n in t.nodes(app) {
+            if self.nodes.insert(n) {
+                self.order.push(n);
+                grew = true;
+            }
+        }
+        if self.app_set.insert(app) {
+            self.apps.push(app);
+            grew = true;
+        }
+        grew
+    }
+
+    fn refresh<M: Matches + ?Sized>(&mut self, t: &M, view: &ClassView) {
+        while self.seen_upto < self.order.len() {
+            let n = self.order[self.seen_upto];
+            self.seen_upto += 1;
+            for &m in t.seeded_at(n) {
+                let c = t.constraint(m);
+                if !view.touches(c) || self.known.contains(&m) || !t.live(m) {
+                    continue;
+                }
+                let info = &view.infos[&c];
+                let ok = t
+                    .nodes(m)
+                    .iter()
+                    .zip(&info.context)
+                    .all(|(x, &ctx)| !ctx || self.nodes.contains(x));
+                if ok {
+                    self.known.insert(m);
+                    self.pending.entry(c).or_default().push(m);
+                }
+            }
+        }
+    }
+
+    /// The candidate applications of `c` not yet applied, ascending.
+    fn candidates<M: Matches + ?Sized>(&mut self, t: &M, view: &ClassView, c: ConstraintId) -> Vec<MatchId> {
+        self.refresh(t, view);
+        let Some(p) = self.pending.get_mut(&c) else {
+            return Vec::new();
+        };
+        p.retain(|a| !self.app_set.contains(a));
+        let mut out = p.clone();
+        out.sort_unstable();
+        out
+    }
+}
+
+struct Explorer<'a, M: Matches + ?Sized> {
+    setting: &'a Setting,
+    class: ClassId,
+    table: &'a M,
+    view: &'a ClassView,
+    results: &'a mut Vec<Found>,
+    memo: &'a mut FxHashSet<(u32, Vec<MatchId>)>,
+    budget: &'a mut usize,
+}
+
+impl<M: Matches + ?Sized> Explorer<'_, M> {
+    fn explore(&mut self, mut state: u32, mut w: Working) {
+        let cls = self.setting.class(self.class);
+        let dfa = cls.dfa();
+        let t = self.table;
+        loop {
+            // 1. Saturate the sets that loop back to the current state.
+            let out_sets: Vec<usize> = dfa.sets_out(state).collect();
+            let mut loop_cons: Vec<ConstraintId> = out_sets
                 .iter()
+                .filter(|&&s| dfa.step(state, s) == Some(state))
                 .flat_map(|&s| cls.sets[s].constraints.iter().copied())
                 .collect();
             loop_cons.sort_unstable();
@@ -258,86 +686,122 @@ fn explore<H: Host + ?Sized>(
             loop {
                 let mut grew = false;
                 for &c in &loop_cons {
-                    for app in w.candidates(setting, c, host) {
-                        grew |= w.add(app);
+                    for app in w.candidates(t, self.view, c) {
+                        grew |= w.add(t, app);
                     }
                 }
                 if !grew {
                     break;
                 }
             }
-        }
-        // 2. Steps that leave the current state: branch over every applicable match.
-        let mut options: Vec<(StateSet, Application)> = Vec::new();
-        let mut contained: Vec<Application> = Vec::new();
-        for &s in &out_sets {
-            let target = nfa.step(&states, s);
-            if target == states {
-                continue;
-            }
-            for &c in &cls.sets[s].constraints {
-                for app in w.candidates(setting, c, host) {
-                    if app.nodes.iter().any(|n| !w.nodes.contains(n)) {
-                        options.push((target.clone(), app));
-                    } else {
-                        contained.push(app);
+            // 2. Steps that leave the current state: branch over every applicable match.
+            let mut options: Vec<(u32, MatchId)> = Vec::new();
+            let mut contained: Vec<MatchId> = Vec::new();
+            for &s in &out_sets {
+                let Some(target) = dfa.step(state, s) else { continue };
+                if target == state {
+                    continue;
+                }
+                for &c in &cls.sets[s].constraints {
+                    for app in w.candidates(t, self.view, c) {
+                        if t.nodes(app).iter().any(|n| !w.nodes.contains(n)) {
+                            options.push((target, app));
+                        } else {
+                            contained.push(app);
+                        }
                     }
                 }
             }
-        }
-        if options.is_empty() {
-            // Matches that lie wholly inside count as applications of the element, and so do
-            // the matches of the constraints the class records.
-            for app in contained {
-                w.add(app);
-            }
-            for &c in &cls.overlaps {
-                for app in w.candidates(setting, c, host) {
-                    if app.nodes.iter().all(|n| w.nodes.contains(n)) {
-                        w.add(app);
+            if options.is_empty() {
+                // Matches that lie wholly inside count as applications of the element, and so do
+                // the matches of the constraints the class records.
+                for app in contained {
+                    w.add(t, app);
+                }
+                for &c in &cls.overlaps {
+                    for app in w.candidates(t, self.view, c) {
+                        if t.nodes(app).iter().all(|n| w.nodes.contains(n)) {
+                            w.add(t, app);
+                        }
                     }
                 }
-            }
-            let mut nodes = w.order;
-            nodes.sort_unstable();
-            let mut apps = w.apps;
-            apps[1..].sort();
-            results.push(Element {
-                class,
-                nodes,
-                applications: apps,
-                complete: nfa.accepts(&states),
-            });
-            return;
-        }
-        if options.len() == 1 {
-            let (target, app) = options.pop().expect("one option");
-            w.add(app);
-            states = target;
-            continue;
-        }
-        for (target, app) in options {
-            if *budget == 0 {
+                let mut nodes = w.order;
+                nodes.sort_unstable();
+                let mut apps = w.apps;
+                apps[1..].sort_unstable();
+                self.results.push(Found {
+                    class: self.class,
+                    nodes,
+                    apps,
+                    complete: dfa.accepts(state),
+                });
                 return;
             }
-            *budget -= 1;
-            let mut w2 = w.clone();
-            w2.add(app);
-            let mut key = w2.apps.clone();
-            key.sort();
-            if memo.insert((target.clone(), key)) {
-                explore(setting, class, host, target, w2, results, memo, budget);
+            if options.len() == 1 {
+                let (target, app) = options.pop().expect("one option");
+                w.add(t, app);
+                state = target;
+                continue;
             }
+            for (target, app) in options {
+                if *self.budget == 0 {
+                    return;
+                }
+                *self.budget -= 1;
+                let mut w2 = w.clone();
+                w2.add(t, app);
+                let mut key = w2.apps.clone();
+                key.sort_unstable();
+                if self.memo.insert((target, key)) {
+                    self.explore(target, w2);
+                }
+            }
+            return;
         }
-        return;
     }
+}
+
+/// Every constraint the classes of `level` use or record.
+pub fn level_constraints(setting: &Setting, level: u32) -> Vec<ConstraintId> {
+    let mut cons: Vec<ConstraintId> = setting
+        .classes_at(level)
+        .into_iter()
+        .flat_map(|c| {
+            let cls = setting.class(c);
+            let mut v = cls.constraints();
+            v.extend(cls.overlaps.iter().copied());
+            v
+        })
+        .collect();
+    cons.sort_unstable();
+    cons.dedup();
+    cons
+}
+
+/// Recognises the elements of every class of `level` over one shared match table; classes in
+/// declaration order (in parallel). Returns the table and the elements with match ids.
+pub fn recognize_level_found<H: Host + Sync + ?Sized>(
+    setting: &Setting,
+    level: u32,
+    host: &H,
+) -> (MatchTable, Vec<Found>) {
+    use rayon::prelude::*;
+    let table = MatchTable::build(setting, &level_constraints(setting, level), host);
+    let classes = setting.classes_at(level);
+    let per: Vec<Vec<Found>> = classes
+        .par_iter()
+        .map(|&c| {
+            let seeds = start_seeds(setting, c, &table, 0..table.len() as MatchId);
+            let mut scratch = Scratch::default();
+            recognize_from(setting, c, &table, &seeds, Limits::default(), &mut scratch)
+        })
+        .collect();
+    (table, per.into_iter().flatten().collect())
 }
 
 /// Recognises the elements of every class of `level`, classes in declaration order, in parallel
 /// across classes. Returns the elements and, for each, its class.
 pub fn recognize_level<H: Host + Sync + ?Sized>(setting: &Setting, level: u32, host: &H) -> Vec<Element> {
-    use rayon::prelude::*;
-    let classes = setting.classes_at(level);
-    let per: Vec<Vec<Element>> = classes.par_iter().map(|&c| recognize(setting, c, host)).collect();
-    per.into_iter().flatten().collect()
+    let (table, found) = recognize_level_found(setting, level, host);
+    found.iter().map(|f| f.to_element(&table)).collect()
 }

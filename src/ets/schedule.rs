@@ -221,6 +221,120 @@ impl Nfa {
     }
 }
 
+/// The schedule as a minimal deterministic automaton: a state per class of equivalent NFA state
+/// sets (same future), so that "this step loops back to where it started" is an exact test.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dfa {
+    /// Per state: `(set, target)`, ascending by set.
+    trans: Vec<Vec<(usize, u32)>>,
+    accept: Vec<bool>,
+    start: u32,
+}
+
+impl Dfa {
+    /// Subset construction from `nfa`, then Moore's partition refinement.
+    pub fn from_nfa(nfa: &Nfa) -> Dfa {
+        let mut sets: Vec<StateSet> = vec![nfa.start()];
+        let mut index: std::collections::HashMap<StateSet, u32> = std::collections::HashMap::new();
+        index.insert(sets[0].clone(), 0);
+        let mut trans: Vec<Vec<(usize, u32)>> = Vec::new();
+        let mut i = 0;
+        while i < sets.len() {
+            let cur = sets[i].clone();
+            let mut row = Vec::new();
+            for set in nfa.sets_out(&cur) {
+                let t = nfa.step(&cur, set);
+                if t.is_empty() {
+                    continue;
+                }
+                let id = *index.entry(t.clone()).or_insert_with(|| {
+                    sets.push(t);
+                    (sets.len() - 1) as u32
+                });
+                row.push((set, id));
+            }
+            trans.push(row);
+            i += 1;
+        }
+        let accept: Vec<bool> = sets.iter().map(|s| nfa.accepts(s)).collect();
+        // Moore: blocks by acceptance, refined by the blocks transitions lead to.
+        let mut block: Vec<u32> = accept.iter().map(|&a| a as u32).collect();
+        loop {
+            let mut sig_index: std::collections::BTreeMap<(u32, Vec<(usize, u32)>), u32> = Default::default();
+            let next: Vec<u32> = (0..sets.len())
+                .map(|q| {
+                    let sig = (
+                        block[q],
+                        trans[q].iter().map(|&(s, t)| (s, block[t as usize])).collect(),
+                    );
+                    let n = sig_index.len() as u32;
+                    *sig_index.entry(sig).or_insert(n)
+                })
+                .collect();
+            let before = block.iter().collect::<std::collections::BTreeSet<_>>().len();
+            let after = sig_index.len();
+            block = next;
+            if after == before {
+                break;
+            }
+        }
+        // Renumber blocks in order of first appearance (start first).
+        let mut renum = vec![u32::MAX; sets.len()];
+        let mut count = 0u32;
+        for &bq in &block {
+            let b = bq as usize;
+            if renum[b] == u32::MAX {
+                renum[b] = count;
+                count += 1;
+            }
+        }
+        let mut mtrans = vec![Vec::new(); count as usize];
+        let mut maccept = vec![false; count as usize];
+        let mut done = vec![false; count as usize];
+        for q in 0..sets.len() {
+            let b = renum[block[q] as usize] as usize;
+            if done[b] {
+                continue;
+            }
+            done[b] = true;
+            maccept[b] = accept[q];
+            mtrans[b] = trans[q]
+                .iter()
+                .map(|&(s, t)| (s, renum[block[t as usize] as usize]))
+                .collect();
+        }
+        Dfa {
+            trans: mtrans,
+            accept: maccept,
+            start: renum[block[0] as usize],
+        }
+    }
+    /// The start state.
+    pub fn start(&self) -> u32 {
+        self.start
+    }
+    /// The sets that label a transition out of `q`, ascending.
+    pub fn sets_out(&self, q: u32) -> impl Iterator<Item = usize> + '_ {
+        self.trans[q as usize].iter().map(|&(s, _)| s)
+    }
+    /// The state one step through `set` leads to, if any.
+    pub fn step(&self, q: u32, set: usize) -> Option<u32> {
+        self.trans[q as usize].iter().find(|&&(s, _)| s == set).map(|&(_, t)| t)
+    }
+    /// Whether the schedule may end in `q`.
+    pub fn accepts(&self, q: u32) -> bool {
+        self.accept[q as usize]
+    }
+    /// Number of states.
+    pub fn len(&self) -> usize {
+        self.trans.len()
+    }
+    /// Always false: there is a start state.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -264,6 +378,28 @@ mod tests {
         assert!(run(&n, &[0, 1, 2]));
         assert!(!run(&n, &[2, 1]));
         assert!(run(&n, &[0, 2]));
+    }
+
+    #[test]
+    fn minimal_dfa_makes_plus_a_loop() {
+        // A+ : after the first A the automaton sits in one state that A leads back to.
+        let s = Schedule::Repeat {
+            body: Box::new(Schedule::Step(0)),
+            min: 1,
+            max: None,
+        };
+        let d = Dfa::from_nfa(&Nfa::compile(&s, &|_| false));
+        let q = d.step(d.start(), 0).expect("A");
+        assert_eq!(d.step(q, 0), Some(q));
+        assert!(d.accepts(q) && !d.accepts(d.start()));
+        assert_eq!(d.len(), 2);
+        // A, B{2}: no loop; three steps then nothing.
+        let s = Schedule::Seq(vec![Schedule::Step(0), Schedule::times(Schedule::Step(1), 2)]);
+        let d = Dfa::from_nfa(&Nfa::compile(&s, &|_| false));
+        let q1 = d.step(d.start(), 0).unwrap();
+        let q2 = d.step(q1, 1).unwrap();
+        let q3 = d.step(q2, 1).unwrap();
+        assert!(q1 != q2 && q2 != q3 && d.accepts(q3) && d.step(q3, 1).is_none());
     }
 
     #[test]

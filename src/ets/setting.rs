@@ -15,7 +15,7 @@ use std::sync::Arc;
 use super::error::SettingError;
 use super::matching::{LinkLabel, Pattern, PatternLink, PatternVar};
 use super::primitive::{Alphabet, PrimitiveKind};
-use super::schedule::{Nfa, Schedule};
+use super::schedule::{Dfa, Nfa, Schedule};
 
 /// Index of a constraint in its [`Setting`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -78,12 +78,17 @@ pub struct Class {
     /// the same primitives), so the element overlaps on it (`docs/semantics.md`).
     pub overlaps: Vec<ConstraintId>,
     nfa: Nfa,
+    dfa: Dfa,
 }
 
 impl Class {
     /// The compiled schedule.
     pub fn nfa(&self) -> &Nfa {
         &self.nfa
+    }
+    /// The compiled schedule, deterministic and minimal.
+    pub fn dfa(&self) -> &Dfa {
+        &self.dfa
     }
     /// Every constraint any set of the class names, ascending and distinct.
     pub fn constraints(&self) -> Vec<ConstraintId> {
@@ -391,6 +396,7 @@ impl Setting {
             sets,
             schedule,
             overlaps: Vec::new(),
+            dfa: Dfa::from_nfa(&nfa),
             nfa,
         });
         self.class_by_name.insert(name.into(), id);

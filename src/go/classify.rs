@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::dsl::{DslError, MemResolver, Sources, load_setting_with};
+use crate::ets::evolve::{Instance, Tracker};
 use crate::ets::hierarchy::LevelResult;
+use crate::ets::recognition::{Found, MatchTable, Matches, recognize_level_found};
 use crate::ets::{Element, Hierarchy, LevelStruct, Setting, recognize_level};
 
 use super::board::{Board, Point};
@@ -194,11 +196,12 @@ fn levels_above(
 /// One position's levels ≥ 1: the elements, and their names and lifetimes.
 pub type PositionLevels = (Vec<LevelResult>, Vec<Vec<Named>>);
 
-/// The classes of every position of a game: level 0 is recognised once, in the struct of the whole
-/// history; for each position, levels 1..=top are recognised over the level-0 elements alive there
-/// (born at or before it, not ended by it). Returns the whole-game classification (levels ≥ 1 at
-/// the last position) and, per position, its levels ≥ 1.
-pub fn classify_every(
+/// The classes of every position of a game, each position recognised afresh: level 0 once, in the
+/// struct of the whole history; for each position, levels 1..=top from scratch over the level-0
+/// elements alive there (born at or before it, not ended by it). The slow second route the
+/// incremental [`classify_every`] is checked against. Returns the whole-game classification
+/// (levels ≥ 1 at the last position) and, per position, its levels ≥ 1.
+pub fn classify_every_scratch(
     setting: &Setting,
     positions: &[Board],
     last_moves: &[Option<Point>],
@@ -239,8 +242,17 @@ fn alive_struct(setting: &Setting, level: u32, elements: &[Element], named: &[Na
 /// but begins at move k); it ended at the move after its last primitive's position, if that is not
 /// the last position.
 fn name0(rec: &Recording, e: &Element, index: usize, last: u32) -> Named {
-    let mut verts: Vec<Point> = e
-        .nodes
+    name0_parts(rec, &e.nodes, &e.applications[0].nodes, index, last)
+}
+
+fn name0_parts(
+    rec: &Recording,
+    nodes: &[crate::ets::NodeId],
+    first: &[crate::ets::NodeId],
+    index: usize,
+    last: u32,
+) -> Named {
+    let mut verts: Vec<Point> = nodes
         .iter()
         .filter_map(|&n| {
             if let Place::Vertex(p) = rec.place[n as usize] {
@@ -252,13 +264,8 @@ fn name0(rec: &Recording, e: &Element, index: usize, last: u32) -> Named {
         .collect();
     verts.sort();
     verts.dedup();
-    let born = e.applications[0]
-        .nodes
-        .iter()
-        .map(|&n| rec.position[n as usize])
-        .max()
-        .unwrap_or(0);
-    let end = e.nodes.iter().map(|&n| rec.position[n as usize]).max().unwrap_or(0);
+    let born = first.iter().map(|&n| rec.position[n as usize]).max().unwrap_or(0);
+    let end = nodes.iter().map(|&n| rec.position[n as usize]).max().unwrap_or(0);
     Named {
         level: 0,
         index,
@@ -307,6 +314,194 @@ pub fn load(files: &[PathBuf]) -> (Sources, Result<Setting, Vec<DslError>>) {
 /// Whether a path is one of the embedded setting's files.
 pub fn is_embedded(p: &Path) -> bool {
     EMBEDDED.iter().any(|(n, _)| Path::new(n) == p)
+}
+
+/// Every position of a game classified incrementally: elements of every level with their
+/// lifetimes.
+#[derive(Debug)]
+pub struct Timeline {
+    /// The struct of the whole game.
+    pub recording: Recording,
+    /// The level-0 matches (the level-0 elements' applications are ids into it).
+    pub table0: MatchTable,
+    /// The level-0 elements (complete ones), ascending as recognition returns them.
+    pub level0: Vec<Found>,
+    /// Levels ≥ 1: every instance (an element over the time it held unchanged); `upper[n-1]` is
+    /// level n. Applications are ids into the level's tracker matches (not kept).
+    pub upper: Vec<Vec<Instance>>,
+    /// Per level, per element (level 0) or instance (levels ≥ 1): vertices and lifetime. For an
+    /// instance, `born`/`died` are its own; its lineage is in `lineage`.
+    pub named: Vec<Vec<Named>>,
+    /// Per level ≥ 1, per instance: the instance that began its lineage.
+    pub lineage: Vec<Vec<usize>>,
+    /// Per level n ≥ 1 (`members[n-1]`), per node id of its tracker: the element (level 0) or
+    /// instance of level n−1 it stands for.
+    pub members: Vec<Vec<usize>>,
+    /// The last position.
+    pub last: u32,
+}
+
+impl Timeline {
+    /// The class of element/instance `i` of `level`.
+    pub fn class_of(&self, level: usize, i: usize) -> crate::ets::ClassId {
+        if level == 0 {
+            self.level0[i].class
+        } else {
+            self.upper[level - 1][i].found.class
+        }
+    }
+    /// The elements (level 0) or instances of `level` alive at position `pos`.
+    pub fn alive_at(&self, level: usize, pos: u32) -> Vec<usize> {
+        (0..self.named[level].len())
+            .filter(|&i| {
+                let n = &self.named[level][i];
+                n.born <= pos && n.died.is_none_or(|d| d > pos)
+            })
+            .collect()
+    }
+}
+
+/// Classifies every position of a game, incrementally: level 0 is recognised once in the struct of
+/// the whole history (its elements carry their lifetimes); levels 1..=top are kept by one
+/// [`Tracker`] each, advanced position by position with the level-(n−1) elements that began and
+/// ended there, so each position costs in proportion to what changed (§5.3.2.1).
+pub fn classify_every(
+    setting: &Setting,
+    positions: &[Board],
+    last_moves: &[Option<Point>],
+    opts: RecordOptions,
+    max_level: Option<u32>,
+) -> Result<Timeline, String> {
+    let kinds = alphabet_of(setting)?;
+    let recording = record(&kinds, positions, last_moves, opts).map_err(|e| e.to_string())?;
+    let last = positions.len().saturating_sub(1) as u32;
+    let top = max_level.unwrap_or(setting.max_level()).min(setting.max_level());
+    let (table0, mut level0) = recognize_level_found(setting, 0, &recording.strukt);
+    level0.retain(|e| e.complete);
+    let n0: Vec<Named> = level0
+        .iter()
+        .enumerate()
+        .map(|(i, f)| name0_parts(&recording, &f.nodes, table0.nodes(f.apps[0]), i, last))
+        .collect();
+    let mut named = vec![n0];
+    let mut upper = Vec::new();
+    let mut lineage = Vec::new();
+    let mut members = Vec::new();
+    // The level below as (born, died) per element, and its applications.
+    let mut trackers: Vec<Tracker> = (1..=top).map(|n| Tracker::new(setting, n)).collect();
+    // Per level: node id in the tracker above of each element/instance of the level below.
+    let mut node_of: Vec<Vec<u32>> = vec![Vec::new(); top as usize];
+    let mut by_born0: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    let mut by_died0: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for (i, n) in named[0].iter().enumerate() {
+        by_born0.entry(n.born).or_default().push(i);
+        if let Some(d) = n.died {
+            by_died0.entry(d).or_default().push(i);
+        }
+    }
+    if top >= 1 {
+        node_of[0] = vec![u32::MAX; level0.len()];
+    }
+    for t in 0..=last {
+        if top == 0 {
+            break;
+        }
+        // Level 1 from level 0's lifetimes.
+        let born0 = by_born0.get(&t).cloned().unwrap_or_default();
+        let died0: Vec<u32> = by_died0
+            .get(&t)
+            .map(|v| v.iter().map(|&i| node_of[0][i]).filter(|&x| x != u32::MAX).collect())
+            .unwrap_or_default();
+        let mut next_id = trackers[0].host().len() as u32;
+        let born: Vec<(u32, Vec<(crate::ets::ConstraintId, u32)>)> = born0
+            .iter()
+            .map(|&i| {
+                node_of[0][i] = next_id;
+                next_id += 1;
+                let f = &level0[i];
+                (f.class.0, f.apps.iter().map(|&a| (table0.constraint(a), a)).collect())
+            })
+            .collect();
+        let mut change = trackers[0].advance(t, born, &died0);
+        // Each level above from the one below's changes.
+        for n in 1..top as usize {
+            let (lo, hi) = trackers.split_at_mut(n);
+            let below = &lo[n - 1];
+            if node_of[n].len() < below.instances().len() {
+                node_of[n].resize(below.instances().len(), u32::MAX);
+            }
+            let died: Vec<u32> = change
+                .died
+                .iter()
+                .map(|&i| node_of[n][i])
+                .filter(|&x| x != u32::MAX)
+                .collect();
+            let mut next_id = hi[0].host().len() as u32;
+            let born: Vec<(u32, Vec<(crate::ets::ConstraintId, u32)>)> = change
+                .born
+                .iter()
+                .map(|&i| {
+                    node_of[n][i] = next_id;
+                    next_id += 1;
+                    let f = &below.instances()[i].found;
+                    (
+                        f.class.0,
+                        f.apps.iter().map(|&a| (below.matches().constraint(a), a)).collect(),
+                    )
+                })
+                .collect();
+            change = hi[0].advance(t, born, &died);
+        }
+    }
+    // Names: vertices from the members below (through the node ids), lifetimes per instance.
+    for (n, tr) in trackers.iter().enumerate() {
+        let below = &named[n];
+        let mut elem_of_node = vec![usize::MAX; tr.host().len()];
+        for (i, &x) in node_of[n].iter().enumerate() {
+            if x != u32::MAX {
+                elem_of_node[x as usize] = i;
+            }
+        }
+        let level = n as u32 + 1;
+        let nn: Vec<Named> = tr
+            .instances()
+            .iter()
+            .enumerate()
+            .map(|(i, inst)| {
+                let mut verts: Vec<Point> = inst
+                    .found
+                    .nodes
+                    .iter()
+                    .map(|&x| &below[elem_of_node[x as usize]])
+                    .filter(|m| level > 1 || m.vertices.len() == 1)
+                    .flat_map(|m| m.vertices.iter().copied())
+                    .collect();
+                verts.sort();
+                verts.dedup();
+                Named {
+                    level,
+                    index: i,
+                    vertices: verts,
+                    born: inst.born,
+                    died: inst.died,
+                }
+            })
+            .collect();
+        lineage.push(tr.instances().iter().map(|x| x.lineage).collect());
+        members.push(elem_of_node);
+        named.push(nn);
+        upper.push(tr.instances().to_vec());
+    }
+    Ok(Timeline {
+        recording,
+        table0,
+        level0,
+        upper,
+        named,
+        lineage,
+        members,
+        last,
+    })
 }
 
 #[allow(dead_code)]

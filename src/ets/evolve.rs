@@ -1,0 +1,531 @@
+//! Evolving level-n structs and incremental recognition: elements with lifetimes.
+//!
+//! The thesis asks that classification "evolve with the struct" (§5.3.2.1) and that an element be
+//! followed through its formative history (§5.1.1). Here a level-n struct changes over time as
+//! level-(n−1) elements begin and end; a [`Tracker`] keeps the level's matches and elements up to
+//! date at a cost in proportion to what changed:
+//! - a new node's matches are found by anchored matching from it; an ended node's matches end;
+//! - for each class, the *components* of its match hypergraph (nodes joined by live matches of the
+//!   constraints it uses or records) that hold a node of a changed match are recognised again;
+//!   every other component is exactly as it was, and so are its elements (an element never leaves
+//!   its component, and recognition restricted to a component equals recognition in the whole
+//!   struct restricted to it — `docs/semantics.md`);
+//! - an element found again unchanged keeps its identity; otherwise the old one ends and the new
+//!   one begins. A new element *continues* an ended one of the same class (same lineage) when the
+//!   two are each other's only counterpart, among the step's ended and begun elements of that
+//!   class, that shares a living member with it: a block that grows stays the same block; two
+//!   blocks that merge both end, and the merged block begins.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
+use std::ops::ControlFlow;
+
+use super::matching::{Host, LinkLabel, Plan};
+use super::recognition::{Found, Limits, MatchId, Matches, Scratch, recognize_from, start_seeds};
+use super::setting::{ClassId, ConstraintId, Setting};
+use super::structs::NodeId;
+
+/// A class element link of an evolving level-n struct: the nodes (≥ 2) that share one
+/// application of a level-(n−1) constraint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LiveCel {
+    /// The shared constraint.
+    pub constraint: ConstraintId,
+    /// Its members, in the order they joined.
+    pub members: SmallVec<[NodeId; 4]>,
+}
+
+/// A level-n struct whose nodes begin and end: every node ever added stays, with a flag saying
+/// whether it is alive now. Matching admits only living nodes.
+#[derive(Debug, Clone, Default)]
+pub struct LiveLevel {
+    kinds: Vec<u32>,
+    by_kind: Vec<Vec<NodeId>>,
+    alive: Vec<bool>,
+    links: Vec<LiveCel>,
+    incident: Vec<SmallVec<[u32; 6]>>,
+    /// Per application key of the level below: `NONE`, the first holder, or `LINK | link`.
+    holder: Vec<u32>,
+}
+
+const NONE: u32 = u32::MAX;
+const LINK: u32 = 1 << 31;
+
+impl LiveLevel {
+    /// Adds a living node of type `kind` whose applications (of the level below) are `apps`, as
+    /// `(constraint, key)` with keys unique per application. Returns its id.
+    pub fn add_node(&mut self, kind: u32, apps: impl IntoIterator<Item = (ConstraintId, u32)>) -> NodeId {
+        let n = self.kinds.len() as NodeId;
+        self.kinds.push(kind);
+        if self.by_kind.len() <= kind as usize {
+            self.by_kind.resize(kind as usize + 1, Vec::new());
+        }
+        self.by_kind[kind as usize].push(n);
+        self.alive.push(true);
+        self.incident.push(SmallVec::new());
+        for (c, key) in apps {
+            let k = key as usize;
+            if self.holder.len() <= k {
+                self.holder.resize(k + 1, NONE);
+            }
+            let h = self.holder[k];
+            if h == NONE {
+                self.holder[k] = n;
+            } else if h & LINK == 0 {
+                if h == n {
+                    continue;
+                }
+                let li = self.links.len() as u32;
+                self.links.push(LiveCel {
+                    constraint: c,
+                    members: SmallVec::from_slice(&[h, n]),
+                });
+                self.incident[h as usize].push(li);
+                self.incident[n as usize].push(li);
+                self.holder[k] = LINK | li;
+            } else {
+                let li = h & !LINK;
+                let l = &mut self.links[li as usize];
+                if !l.members.contains(&n) {
+                    l.members.push(n);
+                    self.incident[n as usize].push(li);
+                }
+            }
+        }
+        n
+    }
+    /// Ends node `n`.
+    pub fn end(&mut self, n: NodeId) {
+        self.alive[n as usize] = false;
+    }
+    /// Whether node `n` is alive.
+    pub fn is_alive(&self, n: NodeId) -> bool {
+        self.alive.get(n as usize).copied().unwrap_or(false)
+    }
+    /// Number of nodes ever added.
+    pub fn len(&self) -> usize {
+        self.kinds.len()
+    }
+    /// Whether no node was ever added.
+    pub fn is_empty(&self) -> bool {
+        self.kinds.is_empty()
+    }
+    /// The links (living or not).
+    pub fn links(&self) -> &[LiveCel] {
+        &self.links
+    }
+    /// The links incident to `n`.
+    pub fn incident(&self, n: NodeId) -> impl Iterator<Item = &LiveCel> {
+        self.incident[n as usize].iter().map(|&i| &self.links[i as usize])
+    }
+}
+
+impl Host for LiveLevel {
+    fn node_count(&self) -> usize {
+        self.kinds.len()
+    }
+    fn node_kind(&self, n: NodeId) -> u32 {
+        self.kinds[n as usize]
+    }
+    fn nodes_of_kind(&self, kind: u32) -> &[NodeId] {
+        self.by_kind.get(kind as usize).map(|v| v.as_slice()).unwrap_or(&[])
+    }
+    fn partners(&self, n: NodeId, label: LinkLabel, _role: u8, _other: u8, out: &mut Vec<NodeId>) {
+        let LinkLabel::Cel(c) = label else { return };
+        let start = out.len();
+        for &li in &self.incident[n as usize] {
+            let l = &self.links[li as usize];
+            if l.constraint == c {
+                out.extend(l.members.iter().copied().filter(|&m| m != n && self.alive[m as usize]));
+            }
+        }
+        out[start..].sort_unstable();
+        let mut w = start;
+        for r in start..out.len() {
+            if r == start || out[r] != out[w - 1] {
+                out[w] = out[r];
+                w += 1;
+            }
+        }
+        out.truncate(w);
+    }
+    fn linked(&self, label: LinkLabel, ends: &[(NodeId, u8)]) -> bool {
+        let LinkLabel::Cel(c) = label else { return false };
+        let Some(&(first, _)) = ends.first() else { return false };
+        self.incident[first as usize].iter().any(|&li| {
+            let l = &self.links[li as usize];
+            l.constraint == c && ends.iter().all(|(m, _)| l.members.contains(m))
+        })
+    }
+}
+
+/// The matches of a level's constraints in a [`LiveLevel`], kept as nodes begin and end.
+#[derive(Debug, Clone, Default)]
+pub struct LiveMatches {
+    constraint: Vec<ConstraintId>,
+    start: Vec<u32>,
+    nodes: Vec<NodeId>,
+    live: Vec<bool>,
+    seeded: Vec<Vec<MatchId>>,
+    touching: Vec<Vec<MatchId>>,
+}
+
+impl Matches for LiveMatches {
+    fn constraint(&self, m: MatchId) -> ConstraintId {
+        self.constraint[m as usize]
+    }
+    fn nodes(&self, m: MatchId) -> &[NodeId] {
+        &self.nodes[self.start[m as usize] as usize..self.start[m as usize + 1] as usize]
+    }
+    fn seeded_at(&self, n: NodeId) -> &[MatchId] {
+        self.seeded.get(n as usize).map(|v| v.as_slice()).unwrap_or(&[])
+    }
+    fn live(&self, m: MatchId) -> bool {
+        self.live[m as usize]
+    }
+    fn match_bound(&self) -> usize {
+        self.constraint.len()
+    }
+    fn node_bound(&self) -> usize {
+        self.seeded.len()
+    }
+}
+
+/// One element over the time it held unchanged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Instance {
+    /// The element (applications are ids in the tracker's [`LiveMatches`]).
+    pub found: Found,
+    /// The time step it began at.
+    pub born: u32,
+    /// The time step it ended at (it held before it), if it has.
+    pub died: Option<u32>,
+    /// The instance that began its lineage (itself when it continues nothing).
+    pub lineage: usize,
+}
+
+/// What one [`Tracker::advance`] changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Change {
+    /// Instances that began.
+    pub born: Vec<usize>,
+    /// Instances that ended.
+    pub died: Vec<usize>,
+}
+
+struct ClassState {
+    class: ClassId,
+    /// Per constraint id: whether the class uses or records it.
+    uses: Vec<bool>,
+    /// Living instances of the class.
+    living: FxHashSet<usize>,
+    /// Node → living instances of the class holding it.
+    by_node: FxHashMap<NodeId, SmallVec<[usize; 2]>>,
+    scratch: Scratch,
+}
+
+/// Incremental recognition of the classes of one level n ≥ 1 over an evolving level-n struct.
+pub struct Tracker<'s> {
+    setting: &'s Setting,
+    level: u32,
+    host: LiveLevel,
+    matches: LiveMatches,
+    /// Per node kind: the `(constraint, variable)` pairs it may anchor.
+    anchors: FxHashMap<u32, Vec<(ConstraintId, usize)>>,
+    plans: FxHashMap<(ConstraintId, usize), Plan>,
+    classes: Vec<ClassState>,
+    /// Per constraint id: the indices (into `classes`) of the classes that use or record it.
+    classes_of: Vec<Vec<usize>>,
+    instances: Vec<Instance>,
+}
+
+impl<'s> Tracker<'s> {
+    /// A tracker for the classes of `level` (≥ 1) of `setting`, over an empty struct.
+    pub fn new(setting: &'s Setting, level: u32) -> Self {
+        let classes: Vec<ClassId> = setting.classes_at(level);
+        let nc = setting.constraints().len();
+        let mut states = Vec::new();
+        let mut classes_of = vec![Vec::new(); nc];
+        for (i, &c) in classes.iter().enumerate() {
+            let cls = setting.class(c);
+            let mut uses = vec![false; nc];
+            for k in cls.constraints().into_iter().chain(cls.overlaps.iter().copied()) {
+                uses[k.0 as usize] = true;
+            }
+            for (k, u) in uses.iter().enumerate() {
+                if *u {
+                    classes_of[k].push(i);
+                }
+            }
+            states.push(ClassState {
+                class: c,
+                uses,
+                living: FxHashSet::default(),
+                by_node: FxHashMap::default(),
+                scratch: Scratch::default(),
+            });
+        }
+        let host = LiveLevel::default();
+        let mut anchors: FxHashMap<u32, Vec<(ConstraintId, usize)>> = FxHashMap::default();
+        let mut plans = FxHashMap::default();
+        for (k, users) in classes_of.iter().enumerate() {
+            if users.is_empty() {
+                continue;
+            }
+            let c = ConstraintId(k as u32);
+            let p = &setting.constraint(c).pattern;
+            for (v, var) in p.vars.iter().enumerate() {
+                anchors.entry(var.kind).or_default().push((c, v));
+                plans.insert((c, v), Plan::compile(p, &[v], &host));
+            }
+        }
+        Tracker {
+            setting,
+            level,
+            host,
+            matches: LiveMatches::default(),
+            anchors,
+            plans,
+            classes: states,
+            classes_of,
+            instances: Vec::new(),
+        }
+    }
+
+    /// The evolving struct.
+    pub fn host(&self) -> &LiveLevel {
+        &self.host
+    }
+    /// The level's matches.
+    pub fn matches(&self) -> &LiveMatches {
+        &self.matches
+    }
+    /// Every instance so far.
+    pub fn instances(&self) -> &[Instance] {
+        &self.instances
+    }
+    /// The level.
+    pub fn level(&self) -> u32 {
+        self.level
+    }
+
+    /// Advances to time step `t`: nodes `born` begin (each `(type, applications)` as for
+    /// [`LiveLevel::add_node`]; they get the next ids in order) and nodes `died` end. Returns what
+    /// changed among the level's elements.
+    pub fn advance(&mut self, t: u32, born: Vec<(u32, Vec<(ConstraintId, u32)>)>, died: &[NodeId]) -> Change {
+        let setting = self.setting;
+        let first_new = self.host.len() as NodeId;
+        let mut changed: Vec<MatchId> = Vec::new();
+        for (kind, apps) in born {
+            self.host.add_node(kind, apps);
+            self.matches.seeded.push(Vec::new());
+            self.matches.touching.push(Vec::new());
+        }
+        for &n in died {
+            if self.host.is_alive(n) {
+                self.host.end(n);
+                for &m in &self.matches.touching[n as usize] {
+                    if self.matches.live[m as usize] {
+                        self.matches.live[m as usize] = false;
+                        changed.push(m);
+                    }
+                }
+            }
+        }
+        // New matches: anchored at each new node, found once (from its smallest new node).
+        for n in first_new..self.host.len() as NodeId {
+            if !self.host.is_alive(n) {
+                continue;
+            }
+            let Some(list) = self.anchors.get(&self.host.node_kind(n)) else {
+                continue;
+            };
+            for &(c, v) in list {
+                let p = &setting.constraint(c).pattern;
+                let plan = &self.plans[&(c, v)];
+                let host = &self.host;
+                let mut found: Vec<SmallVec<[NodeId; 8]>> = Vec::new();
+                let _ = plan.run(
+                    host,
+                    p,
+                    &[n],
+                    &mut |_, x| host.is_alive(x) && (x >= n || x < first_new),
+                    &mut |m| {
+                        found.push(SmallVec::from_slice(m));
+                        ControlFlow::Continue(())
+                    },
+                );
+                let info_ctx: SmallVec<[bool; 8]> = p.vars.iter().map(|x| x.context).collect();
+                let has_ctx = info_ctx.iter().any(|&b| b);
+                for m in found {
+                    let id = self.matches.constraint.len() as MatchId;
+                    self.matches.constraint.push(c);
+                    if self.matches.start.is_empty() {
+                        self.matches.start.push(0);
+                    }
+                    self.matches.nodes.extend_from_slice(&m);
+                    self.matches.start.push(self.matches.nodes.len() as u32);
+                    self.matches.live.push(true);
+                    for (i, &x) in m.iter().enumerate() {
+                        self.matches.touching[x as usize].push(id);
+                        if !has_ctx || info_ctx[i] {
+                            self.matches.seeded[x as usize].push(id);
+                        }
+                    }
+                    changed.push(id);
+                }
+            }
+        }
+        // Per class: recognise again the components that hold a node of a changed match.
+        let mut change = Change::default();
+        let mut affected: Vec<usize> = changed
+            .iter()
+            .flat_map(|&m| self.classes_of[self.matches.constraint(m).0 as usize].iter().copied())
+            .collect();
+        affected.sort_unstable();
+        affected.dedup();
+        let mut begun: Vec<(usize, Found)> = Vec::new();
+        let mut ended: Vec<usize> = Vec::new();
+        for ci in affected {
+            let st = &mut self.classes[ci];
+            let mut comp: FxHashSet<NodeId> = FxHashSet::default();
+            let mut stack: Vec<NodeId> = Vec::new();
+            for &m in &changed {
+                if st.uses[self.matches.constraint(m).0 as usize] {
+                    for &x in self.matches.nodes(m) {
+                        if self.host.is_alive(x) && comp.insert(x) {
+                            stack.push(x);
+                        }
+                    }
+                }
+            }
+            let mut comp_matches: Vec<MatchId> = Vec::new();
+            let mut seen_m: FxHashSet<MatchId> = FxHashSet::default();
+            while let Some(x) = stack.pop() {
+                for &m in &self.matches.touching[x as usize] {
+                    if !self.matches.live[m as usize]
+                        || !st.uses[self.matches.constraint(m).0 as usize]
+                        || !seen_m.insert(m)
+                    {
+                        continue;
+                    }
+                    comp_matches.push(m);
+                    for &y in self.matches.nodes(m) {
+                        if comp.insert(y) {
+                            stack.push(y);
+                        }
+                    }
+                }
+            }
+            // Old elements there (or holding an ended node) are recognised again.
+            let mut old: Vec<usize> = comp
+                .iter()
+                .chain(died.iter())
+                .filter_map(|x| st.by_node.get(x))
+                .flatten()
+                .copied()
+                .collect();
+            old.sort_unstable();
+            old.dedup();
+            comp_matches.sort_unstable();
+            let seeds = start_seeds(setting, st.class, &self.matches, comp_matches);
+            let mut fresh = recognize_from(
+                setting,
+                st.class,
+                &self.matches,
+                &seeds,
+                Limits::default(),
+                &mut st.scratch,
+            );
+            // Elements still in formation (the schedule may not end there) are not elements yet.
+            fresh.retain(|f| f.complete);
+            let mut old_by_key: FxHashMap<Vec<MatchId>, usize> = old
+                .iter()
+                .map(|&i| {
+                    let mut k = self.instances[i].found.apps.clone();
+                    k.sort_unstable();
+                    (k, i)
+                })
+                .collect();
+            for f in fresh {
+                let mut k = f.apps.clone();
+                k.sort_unstable();
+                if old_by_key.remove(&k).is_none() {
+                    begun.push((ci, f));
+                }
+            }
+            let mut gone: Vec<usize> = old_by_key.into_values().collect();
+            gone.sort_unstable();
+            for i in gone {
+                st.living.remove(&i);
+                for x in &self.instances[i].found.nodes {
+                    if let Some(v) = st.by_node.get_mut(x) {
+                        v.retain(|j| *j != i);
+                        if v.is_empty() {
+                            st.by_node.remove(x);
+                        }
+                    }
+                }
+                self.instances[i].died = Some(t);
+                ended.push(i);
+            }
+        }
+        // Lineage: one-to-one counterparts of the same class sharing a living member.
+        let mut ended_by_node: FxHashMap<NodeId, Vec<usize>> = FxHashMap::default();
+        for &i in &ended {
+            for &x in &self.instances[i].found.nodes {
+                if self.host.is_alive(x) {
+                    ended_by_node.entry(x).or_default().push(i);
+                }
+            }
+        }
+        let mut pred: Vec<Vec<usize>> = Vec::with_capacity(begun.len());
+        let mut succ_count: FxHashMap<usize, usize> = FxHashMap::default();
+        for (ci, f) in &begun {
+            let mut p: Vec<usize> = f
+                .nodes
+                .iter()
+                .filter_map(|x| ended_by_node.get(x))
+                .flatten()
+                .copied()
+                .filter(|&i| self.instances[i].found.class == self.classes[*ci].class)
+                .collect();
+            p.sort_unstable();
+            p.dedup();
+            for &i in &p {
+                *succ_count.entry(i).or_default() += 1;
+            }
+            pred.push(p);
+        }
+        for ((ci, f), p) in begun.into_iter().zip(pred) {
+            let id = self.instances.len();
+            let lineage = if p.len() == 1 && succ_count[&p[0]] == 1 {
+                self.instances[p[0]].lineage
+            } else {
+                id
+            };
+            let st = &mut self.classes[ci];
+            st.living.insert(id);
+            for &x in &f.nodes {
+                st.by_node.entry(x).or_default().push(id);
+            }
+            self.instances.push(Instance {
+                found: f,
+                born: t,
+                died: None,
+                lineage,
+            });
+            change.born.push(id);
+        }
+        ended.sort_unstable();
+        change.died = ended;
+        change
+    }
+
+    /// The living instances, ascending.
+    pub fn living(&self) -> Vec<usize> {
+        let mut v: Vec<usize> = self.classes.iter().flat_map(|s| s.living.iter().copied()).collect();
+        v.sort_unstable();
+        v
+    }
+}
