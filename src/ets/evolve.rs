@@ -46,6 +46,9 @@ pub struct LiveLevel {
     incident: Vec<SmallVec<[u32; 6]>>,
     /// Per application key of the level below: `NONE`, the first holder, or `LINK | link`.
     holder: Vec<u32>,
+    /// Links by constraint and (ascending) members: applications shared by the same elements
+    /// share one link, as in [`super::level::LevelStruct`].
+    link_index: FxHashMap<(ConstraintId, SmallVec<[NodeId; 4]>), u32>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -69,30 +72,42 @@ impl LiveLevel {
                 self.holder.resize(k + 1, NONE);
             }
             let h = self.holder[k];
-            if h == NONE {
+            let members: SmallVec<[NodeId; 4]> = if h == NONE {
                 self.holder[k] = n;
+                continue;
             } else if h & LINK == 0 {
                 if h == n {
                     continue;
                 }
-                let li = self.links.len() as u32;
-                self.links.push(LiveCel {
-                    constraint: c,
-                    members: SmallVec::from_slice(&[h, n]),
-                });
-                self.incident[h as usize].push(li);
-                self.incident[n as usize].push(li);
-                self.holder[k] = LINK | li;
+                SmallVec::from_slice(&[h, n])
             } else {
-                let li = h & !LINK;
-                let l = &mut self.links[li as usize];
-                if !l.members.contains(&n) {
-                    l.members.push(n);
-                    self.incident[n as usize].push(li);
+                let l = &self.links[(h & !LINK) as usize];
+                if l.members.contains(&n) {
+                    continue;
                 }
-            }
+                let mut m = l.members.clone();
+                m.push(n);
+                m
+            };
+            let li = self.link(c, members);
+            self.holder[k] = LINK | li;
         }
         n
+    }
+    /// The link of `constraint` over `members` (new nodes last), made if it is new.
+    fn link(&mut self, constraint: ConstraintId, members: SmallVec<[NodeId; 4]>) -> u32 {
+        let mut key = members.clone();
+        key.sort_unstable();
+        if let Some(&li) = self.link_index.get(&(constraint, key.clone())) {
+            return li;
+        }
+        let li = self.links.len() as u32;
+        for &m in &members {
+            self.incident[m as usize].push(li);
+        }
+        self.links.push(LiveCel { constraint, members });
+        self.link_index.insert((constraint, key), li);
+        li
     }
     /// Ends node `n`.
     pub fn end(&mut self, n: NodeId) {

@@ -358,26 +358,26 @@ pub fn start_seeds<M: Matches + ?Sized>(
             }
         }
     }
-    let mut seeds: Vec<(NodeId, usize, MatchId)> = Vec::new();
+    let mut seeds: Vec<(NodeId, usize, ConstraintId, MatchId)> = Vec::new();
     for m in candidates {
         if !table.live(m) {
             continue;
         }
-        if let Some(sets) = sets_of.get(&table.constraint(m)) {
+        let c = table.constraint(m);
+        if let Some(sets) = sets_of.get(&c) {
             let key = table.nodes(m).iter().copied().max().unwrap_or(0);
             for &s in sets {
-                seeds.push((key, s, m));
+                seeds.push((key, s, c, m));
             }
         }
     }
-    seeds.sort_by(|a, b| {
-        (a.0, a.1)
-            .cmp(&(b.0, b.1))
-            .then_with(|| table.constraint(a.2).cmp(&table.constraint(b.2)))
-            .then_with(|| table.nodes(a.2).cmp(table.nodes(b.2)))
+    seeds.sort_unstable_by(|a, b| {
+        (a.0, a.1, a.2)
+            .cmp(&(b.0, b.1, b.2))
+            .then_with(|| table.nodes(a.3).cmp(table.nodes(b.3)))
     });
     seeds.dedup();
-    seeds.into_iter().map(|(_, s, m)| (s, m)).collect()
+    seeds.into_iter().map(|(_, s, _, m)| (s, m)).collect()
 }
 
 /// Recognises the elements of `class` that derivations started from `seeds` (see [`start_seeds`])
@@ -394,11 +394,10 @@ pub fn recognize_from<M: Matches + ?Sized>(
 ) -> Vec<Found> {
     let dfa = setting.class(class).dfa();
     let view = ClassView::new(setting, class);
-    let mut covered: FxHashSet<MatchId> = FxHashSet::default();
+    let mut covered = MatchSet::new(seeds.len(), table.match_bound());
     let mut out: Vec<Found> = Vec::new();
-    let mut seen: FxHashSet<Vec<MatchId>> = FxHashSet::default();
     for &(set, app) in seeds {
-        if covered.contains(&app) {
+        if covered.contains(app) {
             continue;
         }
         let Some(state) = dfa.step(dfa.start(), set) else {
@@ -423,13 +422,22 @@ pub fn recognize_from<M: Matches + ?Sized>(
             };
             ex.explore(state, w);
         }
+        // Every element from this seed holds the seed, which no earlier element holds (it was not
+        // covered): only elements of this one seed can repeat each other.
+        let mut seen: FxHashSet<Vec<MatchId>> = FxHashSet::default();
+        let many = results.len() > 1;
         for e in results {
-            let mut key = e.apps.clone();
-            key.sort_unstable();
-            if seen.insert(key) {
-                covered.extend(e.apps.iter().copied());
-                out.push(e);
+            if many {
+                let mut key = e.apps.clone();
+                key.sort_unstable();
+                if !seen.insert(key) {
+                    continue;
+                }
             }
+            for &a in &e.apps {
+                covered.insert(a);
+            }
+            out.push(e);
         }
     }
     drop_subsumed(&mut out);
@@ -454,41 +462,79 @@ pub fn recognize_from<M: Matches + ?Sized>(
     out
 }
 
-/// Drops elements whose applications all lie inside another, larger element of the class.
-fn drop_subsumed(out: &mut Vec<Found>) {
-    let firsts: FxHashSet<MatchId> = out.iter().map(|e| e.apps[0]).collect();
-    let mut holders: FxHashMap<MatchId, Vec<usize>> = FxHashMap::default();
-    for (j, e) in out.iter().enumerate() {
-        for &a in &e.apps {
-            if firsts.contains(&a) {
-                holders.entry(a).or_default().push(j);
+/// A set of match ids: dense when many are expected, hashed otherwise.
+enum MatchSet {
+    Dense(Vec<bool>),
+    Sparse(FxHashSet<MatchId>),
+}
+
+impl MatchSet {
+    fn new(expected: usize, bound: usize) -> Self {
+        if expected.saturating_mul(16) >= bound {
+            MatchSet::Dense(vec![false; bound])
+        } else {
+            MatchSet::Sparse(FxHashSet::default())
+        }
+    }
+    fn contains(&self, m: MatchId) -> bool {
+        match self {
+            MatchSet::Dense(v) => v.get(m as usize).copied().unwrap_or(false),
+            MatchSet::Sparse(h) => h.contains(&m),
+        }
+    }
+    fn insert(&mut self, m: MatchId) {
+        match self {
+            MatchSet::Dense(v) => {
+                if let Some(x) = v.get_mut(m as usize) {
+                    *x = true;
+                }
+            }
+            MatchSet::Sparse(h) => {
+                h.insert(m);
             }
         }
     }
-    let sorted: Vec<Vec<MatchId>> = out
-        .iter()
-        .map(|e| {
-            let mut v = e.apps.clone();
-            v.sort_unstable();
-            v
-        })
-        .collect();
-    let keep: Vec<bool> = out
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            let Some(cands) = holders.get(&e.apps[0]) else {
-                return true;
-            };
-            !cands.iter().any(|&j| {
-                j != i
-                    && sorted[j].len() > sorted[i].len()
-                    && sorted[i].iter().all(|a| sorted[j].binary_search(a).is_ok())
-            })
-        })
-        .collect();
-    let mut k = keep.into_iter();
-    out.retain(|_| k.next().unwrap_or(true));
+}
+
+/// Drops elements whose applications all lie inside another, larger element of the class.
+fn drop_subsumed(out: &mut Vec<Found>) {
+    let mut first_of: FxHashMap<MatchId, SmallVec<[usize; 1]>> = FxHashMap::default();
+    for (i, e) in out.iter().enumerate() {
+        first_of.entry(e.apps[0]).or_default().push(i);
+    }
+    // (element, a larger element holding its first application)
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for (j, e) in out.iter().enumerate() {
+        for a in &e.apps {
+            if let Some(is) = first_of.get(a) {
+                for &i in is {
+                    if i != j && e.apps.len() > out[i].apps.len() {
+                        pairs.push((i, j));
+                    }
+                }
+            }
+        }
+    }
+    if pairs.is_empty() {
+        return;
+    }
+    let sorted = |e: &Found| {
+        let mut v = e.apps.clone();
+        v.sort_unstable();
+        v
+    };
+    let mut drop = vec![false; out.len()];
+    for (i, j) in pairs {
+        if drop[i] {
+            continue;
+        }
+        let (si, sj) = (sorted(&out[i]), sorted(&out[j]));
+        if si.iter().all(|a| sj.binary_search(a).is_ok()) {
+            drop[i] = true;
+        }
+    }
+    let mut k = drop.into_iter();
+    out.retain(|_| !k.next().unwrap_or(false));
 }
 
 /// When every set leaving `states` loops back to it, those sets' constraints.
