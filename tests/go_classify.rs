@@ -201,6 +201,19 @@ fn scratch_keys(
     (keys.iter().cloned().collect(), keys)
 }
 
+/// The same identity for an instance of a timeline's `level`, members named by `member`.
+fn instance_key(st: &Setting, t: &Timeline, level: usize, i: usize, member: &dyn Fn(usize) -> String) -> String {
+    let inst = &t.upper[level - 1][i];
+    let mut m: Vec<String> = inst.found.nodes.iter().map(|&x| member(x as usize)).collect();
+    m.sort();
+    format!(
+        "{}[{}]#{}",
+        st.class(inst.found.class).name,
+        m.join(","),
+        inst.found.apps.len()
+    )
+}
+
 #[test]
 fn incremental_classification_equals_recognition_afresh_at_every_position() {
     let st = setting();
@@ -218,22 +231,7 @@ fn incremental_classification_equals_recognition_afresh_at_every_position() {
             let pos32 = pos as u32;
             // Level 1: members are level-0 element indices in both routes.
             let (want1, keys1) = scratch_keys(st, &levels[0..], &|x| x.to_string());
-            let inc_key1 = |i: usize| {
-                let inst = &t.upper[0][i];
-                let mut m: Vec<String> = inst
-                    .found
-                    .nodes
-                    .iter()
-                    .map(|&x| t.members[0][x as usize].to_string())
-                    .collect();
-                m.sort();
-                format!(
-                    "{}[{}]#{}",
-                    st.class(inst.found.class).name,
-                    m.join(","),
-                    inst.found.apps.len()
-                )
-            };
+            let inc_key1 = |i: usize| instance_key(st, &t, 1, i, &|x| t.members[0][x].to_string());
             let got1: BTreeSet<String> = t.alive_at(1, pos32).into_iter().map(inc_key1).collect();
             assert_eq!(got1, want1, "{} position {pos}: level 1", f.display());
             // Level 2: members are level-1 elements, named by their keys.
@@ -241,22 +239,7 @@ fn incremental_classification_equals_recognition_afresh_at_every_position() {
             let got2: BTreeSet<String> = t
                 .alive_at(2, pos32)
                 .into_iter()
-                .map(|i| {
-                    let inst = &t.upper[1][i];
-                    let mut m: Vec<String> = inst
-                        .found
-                        .nodes
-                        .iter()
-                        .map(|&x| inc_key1(t.members[1][x as usize]))
-                        .collect();
-                    m.sort();
-                    format!(
-                        "{}[{}]#{}",
-                        st.class(inst.found.class).name,
-                        m.join(","),
-                        inst.found.apps.len()
-                    )
-                })
+                .map(|i| instance_key(st, &t, 2, i, &|x| inc_key1(t.members[1][x])))
                 .collect();
             assert_eq!(got2, want2, "{} position {pos}: level 2", f.display());
             assert_eq!(named.len(), 2);

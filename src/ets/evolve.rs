@@ -20,8 +20,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 use std::ops::ControlFlow;
 
-use super::matching::{Host, LinkLabel, Plan};
-use super::recognition::{Found, Limits, MatchId, Matches, Scratch, recognize_from, start_seeds};
+use super::matching::{Host, LinkLabel, Plan, sort_dedup_tail};
+use super::recognition::{ConstraintInfo, Found, Limits, MatchId, Matches, Scratch, recognize_from, start_seeds};
 use super::setting::{ClassId, ConstraintId, Setting};
 use super::structs::NodeId;
 
@@ -154,15 +154,7 @@ impl Host for LiveLevel {
                 out.extend(l.members.iter().copied().filter(|&m| m != n && self.alive[m as usize]));
             }
         }
-        out[start..].sort_unstable();
-        let mut w = start;
-        for r in start..out.len() {
-            if r == start || out[r] != out[w - 1] {
-                out[w] = out[r];
-                w += 1;
-            }
-        }
-        out.truncate(w);
+        sort_dedup_tail(out, start);
     }
     fn linked(&self, label: LinkLabel, ends: &[(NodeId, u8)]) -> bool {
         let LinkLabel::Cel(c) = label else { return false };
@@ -248,6 +240,8 @@ pub struct Tracker<'s> {
     /// Per node kind: the `(constraint, variable)` pairs it may anchor.
     anchors: FxHashMap<u32, Vec<(ConstraintId, usize)>>,
     plans: FxHashMap<(ConstraintId, usize), Plan>,
+    /// Per constraint: its context part (which positions seed a derivation).
+    infos: FxHashMap<ConstraintId, ConstraintInfo>,
     classes: Vec<ClassState>,
     /// Per constraint id: the indices (into `classes`) of the classes that use or record it.
     classes_of: Vec<Vec<usize>>,
@@ -283,12 +277,14 @@ impl<'s> Tracker<'s> {
         let host = LiveLevel::default();
         let mut anchors: FxHashMap<u32, Vec<(ConstraintId, usize)>> = FxHashMap::default();
         let mut plans = FxHashMap::default();
+        let mut infos = FxHashMap::default();
         for (k, users) in classes_of.iter().enumerate() {
             if users.is_empty() {
                 continue;
             }
             let c = ConstraintId(k as u32);
             let p = &setting.constraint(c).pattern;
+            infos.insert(c, ConstraintInfo::of(setting, c));
             for (v, var) in p.vars.iter().enumerate() {
                 anchors.entry(var.kind).or_default().push((c, v));
                 plans.insert((c, v), Plan::compile(p, &[v], &host));
@@ -301,6 +297,7 @@ impl<'s> Tracker<'s> {
             matches: LiveMatches::default(),
             anchors,
             plans,
+            infos,
             classes: states,
             classes_of,
             instances: Vec::new(),
@@ -370,8 +367,7 @@ impl<'s> Tracker<'s> {
                         ControlFlow::Continue(())
                     },
                 );
-                let info_ctx: SmallVec<[bool; 8]> = p.vars.iter().map(|x| x.context).collect();
-                let has_ctx = info_ctx.iter().any(|&b| b);
+                let info = &self.infos[&c];
                 for m in found {
                     let id = self.matches.constraint.len() as MatchId;
                     self.matches.constraint.push(c);
@@ -383,7 +379,7 @@ impl<'s> Tracker<'s> {
                     self.matches.live.push(true);
                     for (i, &x) in m.iter().enumerate() {
                         self.matches.touching[x as usize].push(id);
-                        if !has_ctx || info_ctx[i] {
+                        if info.seeds_at(i) {
                             self.matches.seeded[x as usize].push(id);
                         }
                     }

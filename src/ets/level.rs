@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::element::{Application, Element};
 use super::generation::Workspace;
-use super::matching::{Host, LinkLabel};
+use super::matching::{Host, LinkLabel, sort_dedup_tail};
 use super::setting::{ConstraintId, Setting};
 use super::structs::NodeId;
 
@@ -165,15 +165,7 @@ impl Host for LevelStruct {
                 out.extend(l.members.iter().copied().filter(|&m| m != n));
             }
         }
-        out[start..].sort_unstable();
-        let mut w = start;
-        for r in start..out.len() {
-            if r == start || out[r] != out[w - 1] {
-                out[w] = out[r];
-                w += 1;
-            }
-        }
-        out.truncate(w);
+        sort_dedup_tail(out, start);
     }
     fn linked(&self, label: LinkLabel, ends: &[(NodeId, u8)]) -> bool {
         let LinkLabel::Cel(c) = label else { return false };

@@ -51,6 +51,19 @@ pub trait Host {
     fn linked(&self, label: LinkLabel, ends: &[(NodeId, u8)]) -> bool;
 }
 
+/// Sorts `out[start..]` and removes repeats: what a `partners` over unordered links leaves.
+pub fn sort_dedup_tail(out: &mut Vec<NodeId>, start: usize) {
+    out[start..].sort_unstable();
+    let mut w = start;
+    for r in start..out.len() {
+        if r == start || out[r] != out[w - 1] {
+            out[w] = out[r];
+            w += 1;
+        }
+    }
+    out.truncate(w);
+}
+
 /// A pattern variable: a typed placeholder for one node.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct PatternVar {

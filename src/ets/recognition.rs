@@ -68,7 +68,7 @@ pub trait Matches {
     fn node_bound(&self) -> usize;
 }
 
-/// Per constraint: which variables are context, and where matching is anchored.
+/// Per constraint: which variables are context, hence which positions seed a derivation.
 #[derive(Debug, Clone)]
 pub(crate) struct ConstraintInfo {
     pub context: SmallVec<[bool; 8]>,
