@@ -158,7 +158,25 @@ proptest! {
             let r = reach(&s, a);
             for b in s.nodes() {
                 prop_assert_eq!(s.precedes(a, b), r.contains(&b));
+                // petgraph's reachability over the struct's graph traits agrees.
+                if a != b {
+                    prop_assert_eq!(s.precedes(a, b), petgraph::algo::has_path_connecting(&s, a, b, None));
+                }
             }
+        }
+        // Site slots: each process is seen from both its sites.
+        for (a, p, b) in s.processes() {
+            prop_assert_eq!(s.successor(a, p.from_site as usize), Some((b, p.to_site as usize)));
+            prop_assert_eq!(s.predecessor(b, p.to_site as usize), Some((a, p.from_site as usize)));
+        }
+        let n_in: usize = s.nodes().map(|n| s.incoming(n).count()).sum();
+        prop_assert_eq!(n_in, s.process_count());
+        // petgraph's topological sort finds the struct acyclic, and its order respects every process.
+        let topo = petgraph::algo::toposort(&s, None).expect("a struct is acyclic");
+        let pos: FxHashMap<u32, usize> = topo.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+        prop_assert_eq!(pos.len(), s.len());
+        for (a, _, b) in s.processes() {
+            prop_assert!(pos[&a] < pos[&b]);
         }
     }
 

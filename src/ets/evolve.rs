@@ -10,6 +10,11 @@
 //!   every other component is exactly as it was, and so are its elements (an element never leaves
 //!   its component, and recognition restricted to a component equals recognition in the whole
 //!   struct restricted to it — `docs/semantics.md`);
+//! - a class whose every element is determined by its first application alone (*seed-determined*:
+//!   the constraints that start a derivation can never be applied later, and the schedule's runs
+//!   are bounded, L steps at most) is recognised again more locally: only from the start matches
+//!   within L match hops of a changed match (a derivation never looks further than that from its
+//!   start), and only its elements started there or holding an ended match are compared;
 //! - an element found again unchanged keeps its identity; otherwise the old one ends and the new
 //!   one begins. A new element *continues* an ended one of the same class (same lineage) when the
 //!   two are each other's only counterpart, among the step's ended and begun elements of that
@@ -21,7 +26,7 @@ use smallvec::SmallVec;
 use std::ops::ControlFlow;
 
 use super::matching::{Host, LinkLabel, Plan, sort_dedup_tail};
-use super::recognition::{ConstraintInfo, Found, Limits, MatchId, Matches, Scratch, recognize_from, start_seeds};
+use super::recognition::{ConstraintInfo, Found, Limits, MatchId, Matches, Scratch, Seed, recognize_from, start_seeds};
 use super::setting::{ClassId, ConstraintId, Setting};
 use super::structs::NodeId;
 
@@ -173,7 +178,7 @@ pub struct LiveMatches {
     start: Vec<u32>,
     nodes: Vec<NodeId>,
     live: Vec<bool>,
-    seeded: Vec<Vec<MatchId>>,
+    seeded: Vec<Vec<Seed>>,
     touching: Vec<Vec<MatchId>>,
 }
 
@@ -184,7 +189,7 @@ impl Matches for LiveMatches {
     fn nodes(&self, m: MatchId) -> &[NodeId] {
         &self.nodes[self.start[m as usize] as usize..self.start[m as usize + 1] as usize]
     }
-    fn seeded_at(&self, n: NodeId) -> &[MatchId] {
+    fn seeded_at(&self, n: NodeId) -> &[Seed] {
         self.seeded.get(n as usize).map(|v| v.as_slice()).unwrap_or(&[])
     }
     fn live(&self, m: MatchId) -> bool {
@@ -229,6 +234,42 @@ struct ClassState {
     /// Node → living instances of the class holding it.
     by_node: FxHashMap<NodeId, SmallVec<[usize; 2]>>,
     scratch: Scratch,
+    /// For a seed-determined class: per constraint id, whether it only starts derivations; and the
+    /// longest run of its schedule.
+    local: Option<(Vec<bool>, usize)>,
+}
+
+/// Whether every element of `class` is determined by its first application alone, and if so, which
+/// constraints only start derivations and how many steps a run takes at most: the start state is
+/// never entered again, the constraints of the sets leaving it appear in no other set and are not
+/// recorded, and no cycle is reachable (see `docs/semantics.md`).
+pub fn seed_determined(setting: &Setting, class: ClassId) -> Option<(Vec<bool>, usize)> {
+    let cls = setting.class(class);
+    let dfa = cls.dfa();
+    let longest = dfa.longest_run()?;
+    if dfa.start_reentered() {
+        return None;
+    }
+    let mut start_only = vec![false; setting.constraints().len()];
+    for set in dfa.sets_out(dfa.start()) {
+        for &c in &cls.sets[set].constraints {
+            start_only[c.0 as usize] = true;
+        }
+    }
+    for q in 0..dfa.len() as u32 {
+        if q == dfa.start() {
+            continue;
+        }
+        for set in dfa.sets_out(q) {
+            if cls.sets[set].constraints.iter().any(|c| start_only[c.0 as usize]) {
+                return None;
+            }
+        }
+    }
+    if cls.overlaps.iter().any(|c| start_only[c.0 as usize]) {
+        return None;
+    }
+    Some((start_only, longest))
 }
 
 /// Incremental recognition of the classes of one level n ≥ 1 over an evolving level-n struct.
@@ -272,6 +313,7 @@ impl<'s> Tracker<'s> {
                 living: FxHashSet::default(),
                 by_node: FxHashMap::default(),
                 scratch: Scratch::default(),
+                local: seed_determined(setting, c),
             });
         }
         let host = LiveLevel::default();
@@ -344,6 +386,18 @@ impl<'s> Tracker<'s> {
                 }
             }
         }
+        // Ended matches leave the indices of their living nodes (so lists stay as short as what holds).
+        for &m in &changed {
+            let (a, b) = (
+                self.matches.start[m as usize] as usize,
+                self.matches.start[m as usize + 1] as usize,
+            );
+            for i in a..b {
+                let x = self.matches.nodes[i] as usize;
+                self.matches.seeded[x].retain(|s| s.m != m);
+                self.matches.touching[x].retain(|&k| k != m);
+            }
+        }
         // New matches: anchored at each new node, found once (from its smallest new node).
         for n in first_new..self.host.len() as NodeId {
             if !self.host.is_alive(n) {
@@ -380,7 +434,7 @@ impl<'s> Tracker<'s> {
                     for (i, &x) in m.iter().enumerate() {
                         self.matches.touching[x as usize].push(id);
                         if info.seeds_at(i) {
-                            self.matches.seeded[x as usize].push(id);
+                            self.matches.seeded[x as usize].push(Seed { m: id, c });
                         }
                     }
                     changed.push(id);
@@ -397,49 +451,26 @@ impl<'s> Tracker<'s> {
         affected.dedup();
         let mut begun: Vec<(usize, Found)> = Vec::new();
         let mut ended: Vec<usize> = Vec::new();
+        let dead: FxHashSet<MatchId> = changed
+            .iter()
+            .copied()
+            .filter(|&m| !self.matches.live[m as usize])
+            .collect();
         for ci in affected {
             let st = &mut self.classes[ci];
-            let mut comp: FxHashSet<NodeId> = FxHashSet::default();
-            let mut stack: Vec<NodeId> = Vec::new();
-            for &m in &changed {
-                if st.uses[self.matches.constraint(m).0 as usize] {
-                    for &x in self.matches.nodes(m) {
-                        if self.host.is_alive(x) && comp.insert(x) {
-                            stack.push(x);
-                        }
-                    }
-                }
-            }
-            let mut comp_matches: Vec<MatchId> = Vec::new();
-            let mut seen_m: FxHashSet<MatchId> = FxHashSet::default();
-            while let Some(x) = stack.pop() {
-                for &m in &self.matches.touching[x as usize] {
-                    if !self.matches.live[m as usize]
-                        || !st.uses[self.matches.constraint(m).0 as usize]
-                        || !seen_m.insert(m)
-                    {
-                        continue;
-                    }
-                    comp_matches.push(m);
-                    for &y in self.matches.nodes(m) {
-                        if comp.insert(y) {
-                            stack.push(y);
-                        }
-                    }
-                }
-            }
-            // Old elements there (or holding an ended node) are recognised again.
-            let mut old: Vec<usize> = comp
-                .iter()
-                .chain(died.iter())
-                .filter_map(|x| st.by_node.get(x))
-                .flatten()
-                .copied()
-                .collect();
-            old.sort_unstable();
-            old.dedup();
-            comp_matches.sort_unstable();
-            let seeds = start_seeds(setting, st.class, &self.matches, comp_matches);
+            let (seed_matches, old) = match &st.local {
+                Some((start_only, longest)) => local_region(
+                    &self.matches,
+                    &self.host,
+                    st,
+                    &self.instances,
+                    (start_only, *longest),
+                    &changed,
+                    &dead,
+                ),
+                None => component(&self.matches, &self.host, st, &changed, died),
+            };
+            let seeds = start_seeds(setting, st.class, &self.matches, seed_matches);
             let mut fresh = recognize_from(
                 setting,
                 st.class,
@@ -539,4 +570,130 @@ impl<'s> Tracker<'s> {
         v.sort_unstable();
         v
     }
+}
+
+/// The components of the class's match hypergraph holding a node of a changed match: their
+/// matches (ascending) and the class's old elements there or holding an ended node.
+fn component(
+    matches: &LiveMatches,
+    host: &LiveLevel,
+    st: &ClassState,
+    changed: &[MatchId],
+    died: &[NodeId],
+) -> (Vec<MatchId>, Vec<usize>) {
+    let mut comp: FxHashSet<NodeId> = FxHashSet::default();
+    let mut stack: Vec<NodeId> = Vec::new();
+    for &m in changed {
+        if st.uses[matches.constraint(m).0 as usize] {
+            for &x in matches.nodes(m) {
+                if host.is_alive(x) && comp.insert(x) {
+                    stack.push(x);
+                }
+            }
+        }
+    }
+    let mut comp_matches: Vec<MatchId> = Vec::new();
+    let mut seen_m: FxHashSet<MatchId> = FxHashSet::default();
+    while let Some(x) = stack.pop() {
+        for &m in &matches.touching[x as usize] {
+            if !matches.live[m as usize] || !st.uses[matches.constraint(m).0 as usize] || !seen_m.insert(m) {
+                continue;
+            }
+            comp_matches.push(m);
+            for &y in matches.nodes(m) {
+                if comp.insert(y) {
+                    stack.push(y);
+                }
+            }
+        }
+    }
+    // Old elements there (or holding an ended node) are recognised again.
+    let mut old: Vec<usize> = comp
+        .iter()
+        .chain(died.iter())
+        .filter_map(|x| st.by_node.get(x))
+        .flatten()
+        .copied()
+        .collect();
+    old.sort_unstable();
+    old.dedup();
+    comp_matches.sort_unstable();
+    (comp_matches, old)
+}
+
+/// For a seed-determined class: the start matches within `longest` hops (through matches that are
+/// not start matches) of a changed match's living nodes, ascending; and the class's old elements
+/// started by one of them or holding an ended match.
+fn local_region(
+    matches: &LiveMatches,
+    host: &LiveLevel,
+    st: &ClassState,
+    instances: &[Instance],
+    (start_only, longest): (&[bool], usize),
+    changed: &[MatchId],
+    dead: &FxHashSet<MatchId>,
+) -> (Vec<MatchId>, Vec<usize>) {
+    let mut depth: FxHashMap<NodeId, usize> = FxHashMap::default();
+    let mut queue: std::collections::VecDeque<NodeId> = std::collections::VecDeque::new();
+    let mut old: Vec<usize> = Vec::new();
+    for &m in changed {
+        if !st.uses[matches.constraint(m).0 as usize] {
+            continue;
+        }
+        for &x in matches.nodes(m) {
+            if host.is_alive(x)
+                && let std::collections::hash_map::Entry::Vacant(e) = depth.entry(x)
+            {
+                e.insert(0);
+                queue.push_back(x);
+            }
+        }
+        if dead.contains(&m) {
+            // Elements holding it end (they hold its nodes).
+            for x in matches.nodes(m) {
+                if let Some(v) = st.by_node.get(x) {
+                    old.extend(v.iter().copied().filter(|&i| instances[i].found.apps.contains(&m)));
+                }
+            }
+        }
+    }
+    let mut seeds: Vec<MatchId> = Vec::new();
+    let mut seen_m: FxHashSet<MatchId> = FxHashSet::default();
+    while let Some(x) = queue.pop_front() {
+        let d = depth[&x];
+        for &m in &matches.touching[x as usize] {
+            let c = matches.constraint(m).0 as usize;
+            if !matches.live[m as usize] || !st.uses[c] || !seen_m.insert(m) {
+                continue;
+            }
+            if start_only[c] {
+                seeds.push(m);
+                continue;
+            }
+            if d < longest {
+                for &y in matches.nodes(m) {
+                    if let std::collections::hash_map::Entry::Vacant(e) = depth.entry(y) {
+                        e.insert(d + 1);
+                        queue.push_back(y);
+                    }
+                }
+            }
+        }
+    }
+    seeds.sort_unstable();
+    // Old elements started by a start match found here.
+    for &s in &seeds {
+        if let Some(&x) = matches.nodes(s).first()
+            && let Some(v) = st.by_node.get(&x)
+        {
+            old.extend(
+                v.iter()
+                    .copied()
+                    .filter(|&i| instances[i].found.apps.first() == Some(&s)),
+            );
+        }
+    }
+    old.sort_unstable();
+    old.dedup();
+    (seeds, old)
 }

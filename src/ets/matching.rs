@@ -49,6 +49,18 @@ pub trait Host {
     fn partners(&self, n: NodeId, label: LinkLabel, role: u8, other: u8, out: &mut Vec<NodeId>);
     /// Whether one link labelled `label` has every `(node, role)` of `ends` as an end.
     fn linked(&self, label: LinkLabel, ends: &[(NodeId, u8)]) -> bool;
+    /// Whether following a link from a node names at most one partner (in a struct a site holds
+    /// at most one process). Then a plan whose every step follows a link runs as a straight
+    /// line through [`Host::partner`].
+    fn single_partner(&self) -> bool {
+        false
+    }
+    /// The one partner [`Host::partners`] would push, when [`Host::single_partner`] holds.
+    fn partner(&self, n: NodeId, label: LinkLabel, role: u8, other: u8) -> Option<NodeId> {
+        let mut v = Vec::new();
+        self.partners(n, label, role, other, &mut v);
+        v.first().copied()
+    }
 }
 
 /// Sorts `out[start..]` and removes repeats: what a `partners` over unordered links leaves.
@@ -147,6 +159,8 @@ pub struct Plan {
     /// Links wholly inside the seeds.
     seed_checks: SmallVec<[u16; 4]>,
     steps: Vec<PlanStep>,
+    /// Whether every step follows a link (no step scans a kind's nodes).
+    linked_only: bool,
 }
 
 impl Plan {
@@ -204,21 +218,48 @@ impl Plan {
         Plan {
             seeded: seeded.iter().map(|&v| v as u16).collect(),
             seed_checks,
+            linked_only: steps.iter().all(|s| s.via.is_some()),
             steps,
         }
     }
 
     /// Calls `found` with every match of `pattern` (the one this plan was compiled for) that binds
     /// the seeded variables to `nodes` (in the order they were given to [`Plan::compile`]).
-    pub fn run<H: Host + ?Sized>(
+    pub fn run<H, A, F>(
         &self,
         host: &H,
         pattern: &Pattern,
         nodes: &[NodeId],
-        admit: &mut dyn FnMut(usize, NodeId) -> bool,
-        found: &mut dyn FnMut(&[NodeId]) -> ControlFlow<()>,
-    ) -> ControlFlow<()> {
-        let mut asg: SmallVec<[NodeId; 8]> = SmallVec::from_elem(UNBOUND, pattern.vars.len());
+        admit: &mut A,
+        found: &mut F,
+    ) -> ControlFlow<()>
+    where
+        H: Host + ?Sized,
+        A: FnMut(usize, NodeId) -> bool + ?Sized,
+        F: FnMut(&[NodeId]) -> ControlFlow<()> + ?Sized,
+    {
+        self.run_with(host, pattern, nodes, admit, found, &mut PlanScratch::default())
+    }
+
+    /// [`Plan::run`] with reusable scratch space (for many runs of one plan: no allocation per run).
+    pub fn run_with<H, A, F>(
+        &self,
+        host: &H,
+        pattern: &Pattern,
+        nodes: &[NodeId],
+        admit: &mut A,
+        found: &mut F,
+        scratch: &mut PlanScratch,
+    ) -> ControlFlow<()>
+    where
+        H: Host + ?Sized,
+        A: FnMut(usize, NodeId) -> bool + ?Sized,
+        F: FnMut(&[NodeId]) -> ControlFlow<()> + ?Sized,
+    {
+        let PlanScratch { asg, buf } = scratch;
+        asg.clear();
+        asg.resize(pattern.vars.len(), UNBOUND);
+        buf.clear();
         for (&v, &n) in self.seeded.iter().zip(nodes) {
             let v = v as usize;
             if v >= asg.len() || (n as usize) >= host.node_count() || host.node_kind(n) != pattern.vars[v].kind {
@@ -233,25 +274,65 @@ impl Plan {
             asg[v] = n;
         }
         for &li in &self.seed_checks {
-            if !link_holds(host, &pattern.links[li as usize], &asg) {
+            if !link_holds(host, &pattern.links[li as usize], asg) {
                 return ControlFlow::Continue(());
             }
         }
-        let mut buf = Vec::new();
-        self.step(0, host, pattern, &mut asg, admit, found, &mut buf)
+        if self.linked_only && host.single_partner() {
+            return self.straight(host, pattern, asg, admit, found);
+        }
+        self.step(0, host, pattern, asg, admit, found, buf)
+    }
+
+    /// The run when each step names at most one candidate: no branching, no buffer.
+    fn straight<H, A, F>(
+        &self,
+        host: &H,
+        p: &Pattern,
+        asg: &mut [NodeId],
+        admit: &mut A,
+        found: &mut F,
+    ) -> ControlFlow<()>
+    where
+        H: Host + ?Sized,
+        A: FnMut(usize, NodeId) -> bool + ?Sized,
+        F: FnMut(&[NodeId]) -> ControlFlow<()> + ?Sized,
+    {
+        for st in &self.steps {
+            let var = st.var as usize;
+            let Some((li, bv, br, ur)) = st.via else {
+                return ControlFlow::Continue(());
+            };
+            let Some(cand) = host.partner(asg[bv as usize], p.links[li as usize].label, br, ur) else {
+                return ControlFlow::Continue(());
+            };
+            if host.node_kind(cand) != p.vars[var].kind || asg.contains(&cand) || !admit(var, cand) {
+                return ControlFlow::Continue(());
+            }
+            asg[var] = cand;
+            if !st.checks.iter().all(|&li| link_holds(host, &p.links[li as usize], asg)) {
+                return ControlFlow::Continue(());
+            }
+        }
+        found(asg)
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn step<H: Host + ?Sized>(
+    fn step<H, A, F>(
         &self,
         k: usize,
         host: &H,
         p: &Pattern,
         asg: &mut [NodeId],
-        admit: &mut dyn FnMut(usize, NodeId) -> bool,
-        found: &mut dyn FnMut(&[NodeId]) -> ControlFlow<()>,
+        admit: &mut A,
+        found: &mut F,
         buf: &mut Vec<NodeId>,
-    ) -> ControlFlow<()> {
+    ) -> ControlFlow<()>
+    where
+        H: Host + ?Sized,
+        A: FnMut(usize, NodeId) -> bool + ?Sized,
+        F: FnMut(&[NodeId]) -> ControlFlow<()> + ?Sized,
+    {
         let Some(st) = self.steps.get(k) else {
             return found(asg);
         };
@@ -281,6 +362,13 @@ impl Plan {
         buf.truncate(start);
         ControlFlow::Continue(())
     }
+}
+
+/// Reusable scratch space for [`Plan::run_with`].
+#[derive(Debug, Clone, Default)]
+pub struct PlanScratch {
+    asg: Vec<NodeId>,
+    buf: Vec<NodeId>,
 }
 
 /// Calls `found` with every match of `pattern` in `host` that extends `seeds`, in a

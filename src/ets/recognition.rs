@@ -28,7 +28,7 @@ use smallvec::SmallVec;
 use std::ops::ControlFlow;
 
 use super::element::{Application, Element};
-use super::matching::{Host, Plan};
+use super::matching::{Host, Plan, PlanScratch};
 use super::setting::{ClassId, ConstraintId, Setting};
 use super::structs::NodeId;
 
@@ -48,6 +48,16 @@ impl Default for Limits {
 /// Identifies one match in a [`Matches`] source.
 pub type MatchId = u32;
 
+/// A match at a seed position of some node, with its constraint (so that a class filters a
+/// node's seeds by constraint without looking the match up).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seed {
+    /// The match.
+    pub m: MatchId,
+    /// Its constraint.
+    pub c: ConstraintId,
+}
+
 /// A source of constraint matches, indexed by the nodes a derivation may be seeded from.
 pub trait Matches {
     /// The constraint of match `m`.
@@ -57,7 +67,7 @@ pub trait Matches {
     /// The matches with node `n` at a *seed position*: a context variable when the constraint has
     /// a context part, any variable otherwise (a match becomes applicable when its last context
     /// node joins an element, so only those positions need looking at).
-    fn seeded_at(&self, n: NodeId) -> &[MatchId];
+    fn seeded_at(&self, n: NodeId) -> &[Seed];
     /// Whether match `m` currently holds (all its nodes present).
     fn live(&self, _m: MatchId) -> bool {
         true
@@ -96,7 +106,9 @@ pub struct MatchTable {
     start: Vec<u32>,
     nodes: Vec<NodeId>,
     seed_start: Vec<u32>,
-    seed_list: Vec<MatchId>,
+    seed_list: Vec<Seed>,
+    /// Per constraint id: its matches' ids (ids are in constraint order).
+    ranges: Vec<std::ops::Range<MatchId>>,
     node_count: usize,
 }
 
@@ -120,17 +132,26 @@ impl MatchTable {
                     .min_by_key(|&v| host.nodes_of_kind(p.vars[v].kind).len())
                     .expect("a variable");
                 let plan = Plan::compile(p, &[anchor], host);
+                let mut scratch = PlanScratch::default();
                 for &n in host.nodes_of_kind(p.vars[anchor].kind) {
-                    let _ = plan.run(host, p, &[n], &mut |_, _| true, &mut |m| {
-                        flat.extend_from_slice(m);
-                        ControlFlow::Continue(())
-                    });
+                    let _ = plan.run_with(
+                        host,
+                        p,
+                        &[n],
+                        &mut |_, _| true,
+                        &mut |m| {
+                            flat.extend_from_slice(m);
+                            ControlFlow::Continue(())
+                        },
+                        &mut scratch,
+                    );
                 }
                 flat
             })
             .collect();
         let mut t = MatchTable {
             node_count: host.node_count(),
+            ranges: vec![0..0; setting.constraints().len()],
             ..Default::default()
         };
         t.start.push(0);
@@ -138,20 +159,24 @@ impl MatchTable {
         for (&c, flat) in cons.iter().zip(&per) {
             let k = setting.constraint(c).pattern.vars.len();
             infos.push(ConstraintInfo::of(setting, c));
+            let first = t.constraint.len() as MatchId;
             for m in flat.chunks(k.max(1)) {
                 t.constraint.push(c);
                 t.nodes.extend_from_slice(m);
                 t.start.push(t.nodes.len() as u32);
             }
+            if let Some(r) = t.ranges.get_mut(c.0 as usize) {
+                *r = first..t.constraint.len() as MatchId;
+            }
         }
         // The seed index, as compressed rows.
-        let info_of: FxHashMap<ConstraintId, usize> = cons.iter().enumerate().map(|(i, &c)| (c, i)).collect();
         let mut count = vec![0u32; t.node_count + 1];
-        for m in 0..t.constraint.len() {
-            let info = &infos[info_of[&t.constraint[m]]];
-            for (i, &n) in t.nodes(m as MatchId).iter().enumerate() {
-                if info.seeds_at(i) {
-                    count[n as usize + 1] += 1;
+        for (&c, info) in cons.iter().zip(&infos) {
+            for m in t.of_constraint(c) {
+                for (i, &n) in t.nodes(m).iter().enumerate() {
+                    if info.seeds_at(i) {
+                        count[n as usize + 1] += 1;
+                    }
                 }
             }
         }
@@ -159,20 +184,30 @@ impl MatchTable {
             count[i] += count[i - 1];
         }
         let mut fill = count.clone();
-        t.seed_list = vec![0; *count.last().unwrap_or(&0) as usize];
-        for m in 0..t.constraint.len() {
-            let info = &infos[info_of[&t.constraint[m]]];
-            let (a, b) = (t.start[m] as usize, t.start[m + 1] as usize);
-            for i in 0..b - a {
-                let n = t.nodes[a + i];
-                if info.seeds_at(i) {
-                    t.seed_list[fill[n as usize] as usize] = m as MatchId;
-                    fill[n as usize] += 1;
+        let blank = Seed {
+            m: 0,
+            c: ConstraintId(0),
+        };
+        t.seed_list = vec![blank; *count.last().unwrap_or(&0) as usize];
+        for (&c, info) in cons.iter().zip(&infos) {
+            for m in t.of_constraint(c) {
+                let (a, b) = (t.start[m as usize] as usize, t.start[m as usize + 1] as usize);
+                for i in 0..b - a {
+                    let n = t.nodes[a + i];
+                    if info.seeds_at(i) {
+                        t.seed_list[fill[n as usize] as usize] = Seed { m, c };
+                        fill[n as usize] += 1;
+                    }
                 }
             }
         }
         t.seed_start = count;
         t
+    }
+
+    /// The ids of the matches of constraint `c`.
+    pub fn of_constraint(&self, c: ConstraintId) -> std::ops::Range<MatchId> {
+        self.ranges.get(c.0 as usize).cloned().unwrap_or(0..0)
     }
 
     /// Number of matches.
@@ -199,7 +234,7 @@ impl Matches for MatchTable {
     fn nodes(&self, m: MatchId) -> &[NodeId] {
         &self.nodes[self.start[m as usize] as usize..self.start[m as usize + 1] as usize]
     }
-    fn seeded_at(&self, n: NodeId) -> &[MatchId] {
+    fn seeded_at(&self, n: NodeId) -> &[Seed] {
         let n = n as usize;
         if n + 1 >= self.seed_start.len() {
             return &[];
@@ -254,37 +289,33 @@ pub(crate) struct ClassView {
     uses: Vec<u8>,
     /// Per constraint id: the size of its context part.
     need: Vec<u16>,
-    infos: FxHashMap<ConstraintId, ConstraintInfo>,
+    /// Per constraint id: its context part, for the constraints the class uses or records.
+    infos: Vec<Option<ConstraintInfo>>,
 }
 
 impl ClassView {
     pub(crate) fn new(setting: &Setting, class: ClassId) -> Self {
         let cls = setting.class(class);
         let mut uses = vec![0u8; setting.constraints().len()];
-        let mut infos = FxHashMap::default();
+        let mut infos = vec![None; uses.len()];
         for c in cls.constraints() {
             uses[c.0 as usize] |= 1;
-            infos.insert(c, ConstraintInfo::of(setting, c));
+            infos[c.0 as usize] = Some(ConstraintInfo::of(setting, c));
         }
         for &c in &cls.overlaps {
             uses[c.0 as usize] |= 2;
-            infos.insert(c, ConstraintInfo::of(setting, c));
+            infos[c.0 as usize] = Some(ConstraintInfo::of(setting, c));
         }
-        let mut need = vec![0u16; uses.len()];
-        for (c, i) in &infos {
-            need[c.0 as usize] = i.context_len;
-        }
+        let need = infos.iter().map(|i| i.as_ref().map_or(0, |i| i.context_len)).collect();
         ClassView { uses, need, infos }
     }
     fn uses(&self, c: ConstraintId) -> u8 {
         self.uses.get(c.0 as usize).copied().unwrap_or(0)
     }
-    pub(crate) fn touches(&self, c: ConstraintId) -> bool {
-        self.uses(c) != 0
-    }
 }
 
-/// Reusable per-class scratch space for closures: stamps over nodes and matches.
+/// Reusable scratch space for recognition: stamps over nodes and matches (one per worker or per
+/// class; sized once, cleared by bumping an epoch, not by writing).
 #[derive(Debug, Clone, Default)]
 pub struct Scratch {
     epoch: u32,
@@ -292,6 +323,9 @@ pub struct Scratch {
     applied: Vec<u32>,
     count_epoch: Vec<u32>,
     count: Vec<u16>,
+    /// The matches some element of the current run holds (stamped with `run`).
+    covered: Vec<u32>,
+    run: u32,
 }
 
 impl Scratch {
@@ -312,6 +346,26 @@ impl Scratch {
             self.epoch = 1;
         }
     }
+
+    /// Starts a recognition run over `matches` matches: nothing is covered.
+    fn begin_run(&mut self, matches: usize) {
+        if self.covered.len() < matches {
+            self.covered.resize(matches, 0);
+        }
+        self.run = self.run.wrapping_add(1);
+        if self.run == 0 {
+            self.covered.iter_mut().for_each(|x| *x = 0);
+            self.run = 1;
+        }
+    }
+    fn covered(&self, m: MatchId) -> bool {
+        self.covered.get(m as usize) == Some(&self.run)
+    }
+    fn cover(&mut self, m: MatchId) {
+        if let Some(x) = self.covered.get_mut(m as usize) {
+            *x = self.run;
+        }
+    }
 }
 
 /// Recognises every element of `class` in `host`.
@@ -330,7 +384,7 @@ pub fn recognize_with<H: Host + Sync + ?Sized>(
     let mut cons = cls.constraints();
     cons.extend(cls.overlaps.iter().copied());
     let table = MatchTable::build(setting, &cons, host);
-    let seeds = start_seeds(setting, class, &table, 0..table.len() as MatchId);
+    let seeds = start_seeds(setting, class, &table, start_candidates(setting, class, &table));
     let mut scratch = Scratch::default();
     recognize_from(setting, class, &table, &seeds, limits, &mut scratch)
         .iter()
@@ -349,35 +403,96 @@ pub fn start_seeds<M: Matches + ?Sized>(
 ) -> Vec<(usize, MatchId)> {
     let cls = setting.class(class);
     let dfa = cls.dfa();
-    let mut sets_of: FxHashMap<ConstraintId, SmallVec<[usize; 2]>> = FxHashMap::default();
+    let mut sets_of: Vec<SmallVec<[usize; 2]>> = vec![SmallVec::new(); setting.constraints().len()];
     for set in dfa.sets_out(dfa.start()) {
         for &c in &cls.sets[set].constraints {
-            let v = sets_of.entry(c).or_default();
+            let v = &mut sets_of[c.0 as usize];
             if !v.contains(&set) {
                 v.push(set);
             }
         }
     }
-    let mut seeds: Vec<(NodeId, usize, ConstraintId, MatchId)> = Vec::new();
+    // Sort key: latest node, set, constraint (packed: one integer comparison), then the nodes.
+    let mut seeds: Vec<(u128, MatchId)> = Vec::new();
     for m in candidates {
         if !table.live(m) {
             continue;
         }
         let c = table.constraint(m);
-        if let Some(sets) = sets_of.get(&c) {
-            let key = table.nodes(m).iter().copied().max().unwrap_or(0);
+        if let Some(sets) = sets_of.get(c.0 as usize)
+            && !sets.is_empty()
+        {
+            let key = table.nodes(m).iter().copied().max().unwrap_or(0) as u128;
             for &s in sets {
-                seeds.push((key, s, c, m));
+                seeds.push(((key << 96) | ((s as u128) << 32) | c.0 as u128, m));
             }
         }
     }
-    seeds.sort_unstable_by(|a, b| {
-        (a.0, a.1, a.2)
-            .cmp(&(b.0, b.1, b.2))
-            .then_with(|| table.nodes(a.3).cmp(table.nodes(b.3)))
-    });
+    sort_by_latest_node(&mut seeds, table.node_bound());
+    // Equal keys (rare): by the matches' nodes, as the order must not depend on match ids.
+    let mut i = 0;
+    while i < seeds.len() {
+        let mut j = i + 1;
+        while j < seeds.len() && seeds[j].0 == seeds[i].0 {
+            j += 1;
+        }
+        if j - i > 1 {
+            seeds[i..j].sort_by(|a, b| table.nodes(a.1).cmp(table.nodes(b.1)));
+        }
+        i = j;
+    }
     seeds.dedup();
-    seeds.into_iter().map(|(_, s, _, m)| (s, m)).collect()
+    seeds
+        .into_iter()
+        .map(|(k, m)| (((k >> 32) & 0xFFFF_FFFF_FFFF_FFFF) as usize, m))
+        .collect()
+}
+
+/// Sorts packed seed keys (latest node in the top 32 bits): by counting on the latest node when
+/// the seeds are many beside the nodes (then each node's bucket is sorted on its own, and buckets
+/// are small), by comparison otherwise.
+fn sort_by_latest_node(seeds: &mut Vec<(u128, MatchId)>, node_bound: usize) {
+    if seeds.len() < 64 || seeds.len().saturating_mul(4) < node_bound {
+        seeds.sort_unstable();
+        return;
+    }
+    let node = |k: u128| (k >> 96) as usize;
+    let bound = seeds.iter().map(|s| node(s.0) + 1).max().unwrap_or(0);
+    let mut start = vec![0u32; bound + 1];
+    for s in seeds.iter() {
+        start[node(s.0) + 1] += 1;
+    }
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    let mut fill = start.clone();
+    let mut out = vec![(0u128, 0 as MatchId); seeds.len()];
+    for &s in seeds.iter() {
+        let b = &mut fill[node(s.0)];
+        out[*b as usize] = s;
+        *b += 1;
+    }
+    for w in start.windows(2) {
+        let (a, b) = (w[0] as usize, w[1] as usize);
+        if b - a > 1 {
+            out[a..b].sort_unstable();
+        }
+    }
+    *seeds = out;
+}
+
+/// The matches of `table` whose constraint may start a derivation of `class`: the candidates
+/// [`start_seeds`] keeps, read from the table's per-constraint ranges.
+pub fn start_candidates(setting: &Setting, class: ClassId, table: &MatchTable) -> Vec<MatchId> {
+    let cls = setting.class(class);
+    let dfa = cls.dfa();
+    let mut cons: Vec<ConstraintId> = dfa
+        .sets_out(dfa.start())
+        .flat_map(|set| cls.sets[set].constraints.iter().copied())
+        .collect();
+    cons.sort_unstable();
+    cons.dedup();
+    cons.into_iter().flat_map(|c| table.of_constraint(c)).collect()
 }
 
 /// Recognises the elements of `class` that derivations started from `seeds` (see [`start_seeds`])
@@ -394,18 +509,34 @@ pub fn recognize_from<M: Matches + ?Sized>(
 ) -> Vec<Found> {
     let dfa = setting.class(class).dfa();
     let view = ClassView::new(setting, class);
-    let mut covered = MatchSet::new(seeds.len(), table.match_bound());
+    scratch.begin_run(table.match_bound());
     let mut out: Vec<Found> = Vec::new();
+    // Per state after the first step: the loop constraints (as a mask) when every step loops.
+    let mut loops_at: Vec<(u32, Option<Vec<bool>>)> = Vec::new();
     for &(set, app) in seeds {
-        if covered.contains(app) {
+        if scratch.covered(app) {
             continue;
         }
         let Some(state) = dfa.step(dfa.start(), set) else {
             continue;
         };
+        let li = match loops_at.iter().position(|(st, _)| *st == state) {
+            Some(i) => i,
+            None => {
+                let mask = loops_only(setting, class, state).map(|cons| {
+                    let mut in_loop = vec![false; setting.constraints().len()];
+                    for c in cons {
+                        in_loop[c.0 as usize] = true;
+                    }
+                    in_loop
+                });
+                loops_at.push((state, mask));
+                loops_at.len() - 1
+            }
+        };
         let mut results = Vec::new();
-        if let Some(loops) = loops_only(setting, class, state) {
-            results.push(closure(setting, class, table, &view, &loops, app, state, scratch));
+        if let Some(in_loop) = &loops_at[li].1 {
+            results.push(closure(setting, class, table, &view, in_loop, app, state, scratch));
         } else {
             let mut w = Working::default();
             w.add(table, app);
@@ -435,7 +566,7 @@ pub fn recognize_from<M: Matches + ?Sized>(
                 }
             }
             for &a in &e.apps {
-                covered.insert(a);
+                scratch.cover(a);
             }
             out.push(e);
         }
@@ -460,40 +591,6 @@ pub fn recognize_from<M: Matches + ?Sized>(
         })
     });
     out
-}
-
-/// A set of match ids: dense when many are expected, hashed otherwise.
-enum MatchSet {
-    Dense(Vec<bool>),
-    Sparse(FxHashSet<MatchId>),
-}
-
-impl MatchSet {
-    fn new(expected: usize, bound: usize) -> Self {
-        if expected.saturating_mul(16) >= bound {
-            MatchSet::Dense(vec![false; bound])
-        } else {
-            MatchSet::Sparse(FxHashSet::default())
-        }
-    }
-    fn contains(&self, m: MatchId) -> bool {
-        match self {
-            MatchSet::Dense(v) => v.get(m as usize).copied().unwrap_or(false),
-            MatchSet::Sparse(h) => h.contains(&m),
-        }
-    }
-    fn insert(&mut self, m: MatchId) {
-        match self {
-            MatchSet::Dense(v) => {
-                if let Some(x) = v.get_mut(m as usize) {
-                    *x = true;
-                }
-            }
-            MatchSet::Sparse(h) => {
-                h.insert(m);
-            }
-        }
-    }
 }
 
 /// Drops elements whose applications all lie inside another, larger element of the class.
@@ -537,7 +634,7 @@ fn drop_subsumed(out: &mut Vec<Found>) {
     out.retain(|_| !k.next().unwrap_or(false));
 }
 
-/// When every set leaving `states` loops back to it, those sets' constraints.
+/// When every set leaving `state` loops back to it, those sets' constraints.
 fn loops_only(setting: &Setting, class: ClassId, state: u32) -> Option<Vec<ConstraintId>> {
     let cls = setting.class(class);
     let dfa = cls.dfa();
@@ -562,17 +659,13 @@ fn closure<M: Matches + ?Sized>(
     class: ClassId,
     table: &M,
     view: &ClassView,
-    loops: &[ConstraintId],
+    in_loop: &[bool],
     seed: MatchId,
     state: u32,
     s: &mut Scratch,
 ) -> Found {
     s.begin(table.node_bound(), table.match_bound());
     let ep = s.epoch;
-    let mut in_loop = vec![false; setting.constraints().len()];
-    for c in loops {
-        in_loop[c.0 as usize] = true;
-    }
     let mut order: Vec<NodeId> = Vec::new();
     let mut apps: Vec<MatchId> = Vec::new();
     let mut queue_at = 0usize;
@@ -593,8 +686,7 @@ fn closure<M: Matches + ?Sized>(
     while queue_at < order.len() {
         let n = order[queue_at];
         queue_at += 1;
-        for &m in table.seeded_at(n) {
-            let c = table.constraint(m);
+        for &Seed { m, c } in table.seeded_at(n) {
             if !in_loop[c.0 as usize] || s.applied[m as usize] == ep || !table.live(m) {
                 continue;
             }
@@ -616,8 +708,7 @@ fn closure<M: Matches + ?Sized>(
     // Recorded constraints: matches lying wholly inside.
     if !setting.class(class).overlaps.is_empty() {
         for &n in &order {
-            for &m in table.seeded_at(n) {
-                let c = table.constraint(m);
+            for &Seed { m, c } in table.seeded_at(n) {
                 if view.uses(c) & 2 == 0 || s.applied[m as usize] == ep || !table.live(m) {
                     continue;
                 }
@@ -638,18 +729,54 @@ fn closure<M: Matches + ?Sized>(
     }
 }
 
+/// A set of ids: a short list while small (most derivations are), hashed beyond.
+#[derive(Clone, Default)]
+struct IdSet {
+    small: SmallVec<[u32; 16]>,
+    big: Option<FxHashSet<u32>>,
+}
+
+impl IdSet {
+    const SMALL: usize = 32;
+    #[inline]
+    fn contains(&self, x: u32) -> bool {
+        match &self.big {
+            Some(h) => h.contains(&x),
+            None => self.small.contains(&x),
+        }
+    }
+    /// Inserts `x`; whether it was new.
+    fn insert(&mut self, x: u32) -> bool {
+        if let Some(h) = &mut self.big {
+            return h.insert(x);
+        }
+        if self.small.contains(&x) {
+            return false;
+        }
+        if self.small.len() < Self::SMALL {
+            self.small.push(x);
+        } else {
+            let mut h: FxHashSet<u32> = self.small.drain(..).collect();
+            h.insert(x);
+            self.big = Some(h);
+        }
+        true
+    }
+}
+
 /// Candidate matches against a working element, kept incrementally: every live match of a class
 /// constraint touching the element with its context inside it, found from the nodes added since
 /// the last look.
 #[derive(Clone, Default)]
 struct Working {
-    nodes: FxHashSet<NodeId>,
+    nodes: IdSet,
     order: Vec<NodeId>,
     apps: Vec<MatchId>,
-    app_set: FxHashSet<MatchId>,
+    app_set: IdSet,
     seen_upto: usize,
-    known: FxHashSet<MatchId>,
-    pending: FxHashMap<ConstraintId, Vec<MatchId>>,
+    known: IdSet,
+    /// Candidates found so far, with their constraints (applied ones are skipped when read).
+    pending: Vec<Seed>,
 }
 
 impl Working {
@@ -672,20 +799,21 @@ impl Working {
         while self.seen_upto < self.order.len() {
             let n = self.order[self.seen_upto];
             self.seen_upto += 1;
-            for &m in t.seeded_at(n) {
-                let c = t.constraint(m);
-                if !view.touches(c) || self.known.contains(&m) || !t.live(m) {
+            for &Seed { m, c } in t.seeded_at(n) {
+                let Some(info) = view.infos.get(c.0 as usize).and_then(|i| i.as_ref()) else {
+                    continue;
+                };
+                if !t.live(m) || self.known.contains(m) {
                     continue;
                 }
-                let info = &view.infos[&c];
                 let ok = t
                     .nodes(m)
                     .iter()
                     .zip(&info.context)
-                    .all(|(x, &ctx)| !ctx || self.nodes.contains(x));
+                    .all(|(&x, &ctx)| !ctx || self.nodes.contains(x));
                 if ok {
                     self.known.insert(m);
-                    self.pending.entry(c).or_default().push(m);
+                    self.pending.push(Seed { m, c });
                 }
             }
         }
@@ -694,11 +822,12 @@ impl Working {
     /// The candidate applications of `c` not yet applied, ascending.
     fn candidates<M: Matches + ?Sized>(&mut self, t: &M, view: &ClassView, c: ConstraintId) -> Vec<MatchId> {
         self.refresh(t, view);
-        let Some(p) = self.pending.get_mut(&c) else {
-            return Vec::new();
-        };
-        p.retain(|a| !self.app_set.contains(a));
-        let mut out = p.clone();
+        let mut out: Vec<MatchId> = self
+            .pending
+            .iter()
+            .filter(|s| s.c == c && !self.app_set.contains(s.m))
+            .map(|s| s.m)
+            .collect();
         out.sort_unstable();
         out
     }
@@ -750,7 +879,7 @@ impl<M: Matches + ?Sized> Explorer<'_, M> {
                 }
                 for &c in &cls.sets[s].constraints {
                     for app in w.candidates(t, self.view, c) {
-                        if t.nodes(app).iter().any(|n| !w.nodes.contains(n)) {
+                        if t.nodes(app).iter().any(|&n| !w.nodes.contains(n)) {
                             options.push((target, app));
                         } else {
                             contained.push(app);
@@ -766,7 +895,7 @@ impl<M: Matches + ?Sized> Explorer<'_, M> {
                 }
                 for &c in &cls.overlaps {
                     for app in w.candidates(t, self.view, c) {
-                        if t.nodes(app).iter().all(|n| w.nodes.contains(n)) {
+                        if t.nodes(app).iter().all(|&n| w.nodes.contains(n)) {
                             w.add(t, app);
                         }
                     }
@@ -834,11 +963,16 @@ pub fn recognize_level_found<H: Host + Sync + ?Sized>(
     use rayon::prelude::*;
     let table = MatchTable::build(setting, &level_constraints(setting, level), host);
     let classes = setting.classes_at(level);
+    // One scratch per worker thread (sized once to the table), not per class.
+    let pool: Vec<std::sync::Mutex<Scratch>> = (0..rayon::current_num_threads().max(1))
+        .map(|_| std::sync::Mutex::new(Scratch::default()))
+        .collect();
     let per: Vec<Vec<Found>> = classes
         .par_iter()
         .map(|&c| {
-            let seeds = start_seeds(setting, c, &table, 0..table.len() as MatchId);
-            let mut scratch = Scratch::default();
+            let seeds = start_seeds(setting, c, &table, start_candidates(setting, c, &table));
+            let slot = rayon::current_thread_index().unwrap_or(0) % pool.len();
+            let mut scratch = pool[slot].lock().unwrap_or_else(|e| e.into_inner());
             recognize_from(setting, c, &table, &seeds, Limits::default(), &mut scratch)
         })
         .collect();

@@ -329,6 +329,42 @@ impl Dfa {
     pub fn len(&self) -> usize {
         self.trans.len()
     }
+    /// The most transitions a run from the start can take, if that is bounded (no cycle is
+    /// reachable from the start).
+    pub fn longest_run(&self) -> Option<usize> {
+        // Depth-first, with colours: 1 on the stack, 2 done (with its longest run stored).
+        let n = self.trans.len();
+        let mut colour = vec![0u8; n];
+        let mut best = vec![0usize; n];
+        let mut stack: Vec<(u32, usize)> = vec![(self.start, 0)];
+        colour[self.start as usize] = 1;
+        while let Some(&mut (q, ref mut i)) = stack.last_mut() {
+            if let Some(&(_, t)) = self.trans[q as usize].get(*i) {
+                *i += 1;
+                match colour[t as usize] {
+                    0 => {
+                        colour[t as usize] = 1;
+                        stack.push((t, 0));
+                    }
+                    1 => return None,
+                    _ => {}
+                }
+            } else {
+                best[q as usize] = self.trans[q as usize]
+                    .iter()
+                    .map(|&(_, t)| best[t as usize] + 1)
+                    .max()
+                    .unwrap_or(0);
+                colour[q as usize] = 2;
+                stack.pop();
+            }
+        }
+        Some(best[self.start as usize])
+    }
+    /// Whether some transition leads back into the start state.
+    pub fn start_reentered(&self) -> bool {
+        self.trans.iter().flatten().any(|&(_, t)| t == self.start)
+    }
     /// Always false: there is a start state.
     pub fn is_empty(&self) -> bool {
         false
@@ -338,6 +374,23 @@ impl Dfa {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn longest_run_is_bounded_only_without_reachable_cycles() {
+        let run = |sch: Schedule| Dfa::from_nfa(&Nfa::compile(&sch, &|_| false)).longest_run();
+        let rep = |b: Schedule, min, max| Schedule::Repeat {
+            body: Box::new(b),
+            min,
+            max,
+        };
+        let (a, b, c) = (Schedule::Step(0), Schedule::Step(1), Schedule::Step(2));
+        assert_eq!(run(Schedule::Seq(vec![a.clone(), b.clone(), c.clone()])), Some(3));
+        let alt = Schedule::Alt(vec![b.clone(), Schedule::Seq(vec![b.clone(), c.clone()])]);
+        assert_eq!(run(Schedule::Seq(vec![a.clone(), alt])), Some(3));
+        assert_eq!(run(Schedule::Seq(vec![a.clone(), rep(b.clone(), 3, Some(3))])), Some(4));
+        assert_eq!(run(rep(a.clone(), 1, None)), None);
+        assert_eq!(run(Schedule::Seq(vec![a, rep(b, 0, None)])), None);
+    }
 
     fn run(nfa: &Nfa, word: &[usize]) -> bool {
         let mut st = nfa.start();

@@ -12,10 +12,11 @@
 //!
 //! Queries: [`Struct::precedes`] and [`Struct::concurrent`] (the discussion of Fig. 3.3), open
 //! sites, and the current frontier (the open terminal sites, where the struct can grow).
+//!
+//! Storage is by *site slots* (a slot per site, holding the partner of its process), so that
+//! following a process from a site — the step of every anchored match — is one lookup; petgraph's
+//! graph traits are implemented, so its algorithms run on a struct as they are.
 
-use petgraph::Direction;
-use petgraph::graph::{DiGraph, NodeIndex};
-use petgraph::visit::EdgeRef;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -45,18 +46,36 @@ pub struct OpenSite {
     pub site: u16,
 }
 
-type Graph = DiGraph<ConcretePrimitive, Process, u32>;
+/// No process at a site.
+const FREE: NodeId = NodeId::MAX;
 
 /// A struct (§3.3.2): a temporal DAG of concrete primitives over an [`Alphabet`].
+///
+/// Stored as site slots: every primitive owns one slot per initial site, then one per terminal
+/// site (how many is fixed by its abstract primitive), and a process is written into the slots of
+/// its two sites (the partner and the partner's site). Since a site holds at most one process,
+/// following a process from a site is one lookup — the step every anchored match takes.
 #[derive(Clone)]
 pub struct Struct {
     alphabet: Arc<Alphabet>,
-    graph: Graph,
+    /// Per abstract primitive: (initial sites, terminal sites).
+    shape: Vec<(u16, u16)>,
+    /// Abstract primitive of each node.
+    kinds: Vec<PrimitiveKind>,
+    /// First slot of each node, and one past the last slot at the end.
+    first_slot: Vec<u32>,
+    /// Per slot: the partner node, or `FREE`.
+    slot_node: Vec<NodeId>,
+    /// Per slot: the partner's site.
+    slot_site: Vec<u16>,
+    processes: usize,
     /// Topological rank of each node: a permutation of `0..len`, every process goes up in rank.
     rank: Vec<u32>,
+    /// Node → id, once an id differs from its node index; empty while ids are dense.
+    ids: Vec<u64>,
     /// Id → node, once an id differs from its node index; empty while ids are dense.
     by_id: FxHashMap<u64, NodeId>,
-    /// Whether every primitive's id equals its node index (then `by_id` is not needed).
+    /// Whether every primitive's id equals its node index (then `ids` and `by_id` are not needed).
     dense: bool,
     by_kind: Vec<Vec<NodeId>>,
     next_id: u64,
@@ -74,26 +93,30 @@ impl std::fmt::Debug for Struct {
 impl Struct {
     /// An empty struct over `alphabet`.
     pub fn new(alphabet: Arc<Alphabet>) -> Self {
-        let kinds = alphabet.len();
-        Struct {
-            alphabet,
-            graph: Graph::default(),
-            rank: Vec::new(),
-            by_id: FxHashMap::default(),
-            dense: true,
-            by_kind: vec![Vec::new(); kinds],
-            next_id: 0,
-        }
+        Self::with_capacity(alphabet, 0, 0)
     }
 
     /// An empty struct with room for `primitives` primitives and `processes` processes.
     pub fn with_capacity(alphabet: Arc<Alphabet>, primitives: usize, processes: usize) -> Self {
         let kinds = alphabet.len();
-        let g = Graph::with_capacity(primitives, processes);
+        let shape = (0..kinds as u32)
+            .map(|k| {
+                let p = alphabet.primitive(PrimitiveKind(k));
+                (p.initials.len() as u16, p.terminals.len() as u16)
+            })
+            .collect();
+        let mut first_slot = Vec::with_capacity(primitives + 1);
+        first_slot.push(0);
         Struct {
             alphabet,
-            graph: g,
+            shape,
+            kinds: Vec::with_capacity(primitives),
+            first_slot,
+            slot_node: Vec::with_capacity(processes * 2),
+            slot_site: Vec::with_capacity(processes * 2),
+            processes: 0,
             rank: Vec::with_capacity(primitives),
+            ids: Vec::new(),
             by_id: FxHashMap::default(),
             dense: true,
             by_kind: vec![Vec::new(); kinds],
@@ -108,7 +131,7 @@ impl Struct {
 
     /// Number of primitives.
     pub fn len(&self) -> usize {
-        self.graph.node_count()
+        self.kinds.len()
     }
     /// Whether the struct holds no primitive.
     pub fn is_empty(&self) -> bool {
@@ -116,7 +139,7 @@ impl Struct {
     }
     /// Number of processes.
     pub fn process_count(&self) -> usize {
-        self.graph.edge_count()
+        self.processes
     }
 
     /// Adds a concrete primitive of `kind` with a fresh id; returns its node index.
@@ -129,19 +152,29 @@ impl Struct {
 
     /// Adds a concrete primitive of `kind` with the given identity.
     pub fn add_primitive_with_id(&mut self, kind: PrimitiveKind, id: u64) -> Result<NodeId, StructError> {
-        if kind.0 as usize >= self.alphabet.len() {
+        let Some(&(ni, nt)) = self.shape.get(kind.0 as usize) else {
             return Err(StructError::UnknownKind(kind.0));
-        }
+        };
         if self.node_of_id(id).is_some() {
             return Err(StructError::DuplicateId(id));
         }
-        let n = self.graph.add_node(ConcretePrimitive { kind, id }).index() as NodeId;
+        if self.len() >= NodeId::MAX as usize - 1 {
+            return Err(StructError::UnknownNode(NodeId::MAX));
+        }
+        let n = self.len() as NodeId;
+        self.kinds.push(kind);
+        let slots = (ni + nt) as usize;
+        self.slot_node.extend(std::iter::repeat_n(FREE, slots));
+        self.slot_site.extend(std::iter::repeat_n(0, slots));
+        self.first_slot.push(self.slot_node.len() as u32);
         self.rank.push(n);
         if self.dense && id != n as u64 {
             self.dense = false;
-            self.by_id = self.nodes().map(|m| (self.primitive(m).id, m)).collect();
+            self.ids = (0..n as u64).collect();
+            self.by_id = (0..n).map(|m| (m as u64, m)).collect();
         }
         if !self.dense {
+            self.ids.push(id);
             self.by_id.insert(id, n);
         }
         self.by_kind[kind.0 as usize].push(n);
@@ -159,16 +192,33 @@ impl Struct {
         }
     }
 
+    /// The slot of initial site `site` of `n`, if the site exists.
+    #[inline]
+    fn initial_slot(&self, n: NodeId, site: usize) -> Option<usize> {
+        let (ni, _) = self.shape[self.kinds[n as usize].0 as usize];
+        (site < ni as usize).then(|| self.first_slot[n as usize] as usize + site)
+    }
+
+    /// The slot of terminal site `site` of `n`, if the site exists.
+    #[inline]
+    fn terminal_slot(&self, n: NodeId, site: usize) -> Option<usize> {
+        let (ni, nt) = self.shape[self.kinds[n as usize].0 as usize];
+        (site < nt as usize).then(|| self.first_slot[n as usize] as usize + ni as usize + site)
+    }
+
     /// The concrete primitive at node `n`.
     ///
     /// # Panics
     /// If `n` is not a node of this struct (node indices come from this struct's own methods).
     pub fn primitive(&self, n: NodeId) -> ConcretePrimitive {
-        self.graph[NodeIndex::new(n as usize)]
+        let kind = self.kinds[n as usize];
+        let id = if self.dense { n as u64 } else { self.ids[n as usize] };
+        ConcretePrimitive { kind, id }
     }
     /// The abstract primitive kind of node `n`.
+    #[inline]
     pub fn kind_of(&self, n: NodeId) -> PrimitiveKind {
-        self.primitive(n).kind
+        self.kinds[n as usize]
     }
     /// The node holding the primitive with identity `id`.
     pub fn node_of_id(&self, id: u64) -> Option<NodeId> {
@@ -196,15 +246,13 @@ impl Struct {
             from: self.primitive(from).id,
             to: self.primitive(to).id,
         })?;
-        let (a, b) = (NodeIndex::new(from as usize), NodeIndex::new(to as usize));
-        self.graph.add_edge(
-            a,
-            b,
-            Process {
-                from_site: from_site as u16,
-                to_site: to_site as u16,
-            },
-        );
+        let a = self.terminal_slot(from, from_site).expect("checked");
+        let b = self.initial_slot(to, to_site).expect("checked");
+        self.slot_node[a] = to;
+        self.slot_site[a] = to_site as u16;
+        self.slot_node[b] = from;
+        self.slot_site[b] = from_site as u16;
+        self.processes += 1;
         Ok(())
     }
 
@@ -299,41 +347,61 @@ impl Struct {
     }
 
     /// The primitive (and its initial site) that terminal site `site` of `n` feeds, if any.
+    #[inline]
     pub fn successor(&self, n: NodeId, site: usize) -> Option<(NodeId, usize)> {
-        self.graph
-            .edges_directed(NodeIndex::new(n as usize), Direction::Outgoing)
-            .find(|e| e.weight().from_site as usize == site)
-            .map(|e| (e.target().index() as NodeId, e.weight().to_site as usize))
+        let k = self.terminal_slot(n, site)?;
+        let m = self.slot_node[k];
+        (m != FREE).then(|| (m, self.slot_site[k] as usize))
     }
 
     /// The primitive (and its terminal site) that feeds initial site `site` of `n`, if any.
+    #[inline]
     pub fn predecessor(&self, n: NodeId, site: usize) -> Option<(NodeId, usize)> {
-        self.graph
-            .edges_directed(NodeIndex::new(n as usize), Direction::Incoming)
-            .find(|e| e.weight().to_site as usize == site)
-            .map(|e| (e.source().index() as NodeId, e.weight().from_site as usize))
+        let k = self.initial_slot(n, site)?;
+        let m = self.slot_node[k];
+        (m != FREE).then(|| (m, self.slot_site[k] as usize))
     }
 
-    /// Every process as `(from, process, to)`, in insertion order.
+    /// Every process as `(from, process, to)`, by source node, then terminal site.
     pub fn processes(&self) -> impl Iterator<Item = (NodeId, Process, NodeId)> + '_ {
-        self.graph
-            .raw_edges()
-            .iter()
-            .map(|e| (e.source().index() as NodeId, e.weight, e.target().index() as NodeId))
+        self.nodes()
+            .flat_map(move |n| self.outgoing(n).map(move |(p, m)| (n, p, m)))
     }
 
-    /// Outgoing processes of `n`.
+    /// Outgoing processes of `n`, by terminal site.
     pub fn outgoing(&self, n: NodeId) -> impl Iterator<Item = (Process, NodeId)> + '_ {
-        self.graph
-            .edges_directed(NodeIndex::new(n as usize), Direction::Outgoing)
-            .map(|e| (*e.weight(), e.target().index() as NodeId))
+        let (ni, nt) = self.shape[self.kinds[n as usize].0 as usize];
+        let base = self.first_slot[n as usize] as usize + ni as usize;
+        (0..nt as usize).filter_map(move |s| {
+            let m = self.slot_node[base + s];
+            (m != FREE).then(|| {
+                (
+                    Process {
+                        from_site: s as u16,
+                        to_site: self.slot_site[base + s],
+                    },
+                    m,
+                )
+            })
+        })
     }
 
-    /// Incoming processes of `n`.
+    /// Incoming processes of `n`, by initial site.
     pub fn incoming(&self, n: NodeId) -> impl Iterator<Item = (NodeId, Process)> + '_ {
-        self.graph
-            .edges_directed(NodeIndex::new(n as usize), Direction::Incoming)
-            .map(|e| (e.source().index() as NodeId, *e.weight()))
+        let (ni, _) = self.shape[self.kinds[n as usize].0 as usize];
+        let base = self.first_slot[n as usize] as usize;
+        (0..ni as usize).filter_map(move |s| {
+            let m = self.slot_node[base + s];
+            (m != FREE).then(|| {
+                (
+                    m,
+                    Process {
+                        from_site: self.slot_site[base + s],
+                        to_site: s as u16,
+                    },
+                )
+            })
+        })
     }
 
     /// Whether `a` temporally precedes `b`: a chain of processes leads from `a` to `b` (Fig. 3.3:
@@ -372,8 +440,8 @@ impl Struct {
     pub fn open_initials(&self) -> Vec<OpenSite> {
         let mut out = Vec::new();
         for n in self.nodes() {
-            let ap = self.alphabet.primitive(self.kind_of(n));
-            for s in 0..ap.initials.len() {
+            let (ni, _) = self.shape[self.kind_of(n).0 as usize];
+            for s in 0..ni as usize {
                 if self.predecessor(n, s).is_none() {
                     out.push(OpenSite {
                         node: n,
@@ -390,8 +458,8 @@ impl Struct {
     pub fn open_terminals(&self) -> Vec<OpenSite> {
         let mut out = Vec::new();
         for n in self.nodes() {
-            let ap = self.alphabet.primitive(self.kind_of(n));
-            for s in 0..ap.terminals.len() {
+            let (_, nt) = self.shape[self.kind_of(n).0 as usize];
+            for s in 0..nt as usize {
                 if self.successor(n, s).is_none() {
                     out.push(OpenSite {
                         node: n,
@@ -419,25 +487,28 @@ impl Struct {
 
     /// Releases spare capacity.
     pub fn shrink_to_fit(&mut self) {
-        self.graph.shrink_to_fit();
+        self.kinds.shrink_to_fit();
+        self.first_slot.shrink_to_fit();
+        self.slot_node.shrink_to_fit();
+        self.slot_site.shrink_to_fit();
         self.rank.shrink_to_fit();
+        self.ids.shrink_to_fit();
         self.by_id.shrink_to_fit();
         for v in &mut self.by_kind {
             v.shrink_to_fit();
         }
     }
 
-    /// Approximate heap bytes held by the struct (graph, ranks, indices).
+    /// Heap bytes held by the struct (site slots, kinds, ranks, indices).
     pub fn heap_bytes(&self) -> usize {
-        let g = &self.graph;
-        let node = std::mem::size_of::<petgraph::graph::Node<ConcretePrimitive, u32>>();
-        let edge = std::mem::size_of::<petgraph::graph::Edge<Process, u32>>();
-        // order map: a BTreeMap entry (~2 words + node) and a Vec slot per node.
-        g.capacity().0 * node
-            + g.capacity().1 * edge
+        self.kinds.capacity() * std::mem::size_of::<PrimitiveKind>()
+            + self.first_slot.capacity() * 4
+            + self.slot_node.capacity() * 4
+            + self.slot_site.capacity() * 2
             + self.rank.capacity() * 4
+            + self.ids.capacity() * 8
             + self.by_id.capacity() * 16
-            + self.len() * 4
+            + self.by_kind.iter().map(|v| v.capacity() * 4).sum::<usize>()
     }
 }
 
@@ -452,25 +523,26 @@ impl super::matching::Host for Struct {
         self.nodes_of(PrimitiveKind(kind))
     }
     fn partners(&self, n: NodeId, label: super::matching::LinkLabel, role: u8, other: u8, out: &mut Vec<NodeId>) {
+        if let Some(m) = self.partner(n, label, role, other) {
+            out.push(m);
+        }
+    }
+    fn single_partner(&self) -> bool {
+        true
+    }
+    #[inline]
+    fn partner(&self, n: NodeId, label: super::matching::LinkLabel, role: u8, other: u8) -> Option<NodeId> {
         let super::matching::LinkLabel::Process { from_site, to_site } = label else {
-            return;
+            return None;
         };
         match (role, other) {
-            (0, 1) => {
-                if let Some((m, s)) = self.successor(n, from_site as usize)
-                    && s == to_site as usize
-                {
-                    out.push(m);
-                }
-            }
-            (1, 0) => {
-                if let Some((m, s)) = self.predecessor(n, to_site as usize)
-                    && s == from_site as usize
-                {
-                    out.push(m);
-                }
-            }
-            _ => {}
+            (0, 1) => self
+                .successor(n, from_site as usize)
+                .and_then(|(m, s)| (s == to_site as usize).then_some(m)),
+            (1, 0) => self
+                .predecessor(n, to_site as usize)
+                .and_then(|(m, s)| (s == from_site as usize).then_some(m)),
+            _ => None,
         }
     }
     fn linked(&self, label: super::matching::LinkLabel, ends: &[(NodeId, u8)]) -> bool {
@@ -483,5 +555,52 @@ impl super::matching::Host for Struct {
             (Some(a), Some(b)) => self.successor(a, from_site as usize) == Some((b, to_site as usize)),
             _ => false,
         }
+    }
+}
+
+// petgraph's graph traits, so that its algorithms (traversals, topological sort, reachability) run
+// on a struct directly: nodes are node ids, edges are processes (the source and its terminal site).
+impl petgraph::visit::GraphBase for Struct {
+    type NodeId = NodeId;
+    type EdgeId = (NodeId, u16);
+}
+
+impl petgraph::visit::NodeCount for Struct {
+    fn node_count(&self) -> usize {
+        self.len()
+    }
+}
+
+impl petgraph::visit::Visitable for Struct {
+    type Map = std::collections::HashSet<NodeId>;
+    fn visit_map(&self) -> Self::Map {
+        std::collections::HashSet::with_capacity(self.len())
+    }
+    fn reset_map(&self, map: &mut Self::Map) {
+        map.clear();
+    }
+}
+
+impl<'a> petgraph::visit::IntoNeighbors for &'a Struct {
+    type Neighbors = Box<dyn Iterator<Item = NodeId> + 'a>;
+    fn neighbors(self, n: NodeId) -> Self::Neighbors {
+        Box::new(self.outgoing(n).map(|(_, m)| m))
+    }
+}
+
+impl<'a> petgraph::visit::IntoNeighborsDirected for &'a Struct {
+    type NeighborsDirected = Box<dyn Iterator<Item = NodeId> + 'a>;
+    fn neighbors_directed(self, n: NodeId, d: petgraph::Direction) -> Self::NeighborsDirected {
+        match d {
+            petgraph::Direction::Outgoing => Box::new(self.outgoing(n).map(|(_, m)| m)),
+            petgraph::Direction::Incoming => Box::new(self.incoming(n).map(|(m, _)| m)),
+        }
+    }
+}
+
+impl petgraph::visit::IntoNodeIdentifiers for &Struct {
+    type NodeIdentifiers = std::ops::Range<NodeId>;
+    fn node_identifiers(self) -> Self::NodeIdentifiers {
+        0..self.len() as NodeId
     }
 }
