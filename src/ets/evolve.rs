@@ -26,7 +26,9 @@ use smallvec::SmallVec;
 use std::ops::ControlFlow;
 
 use super::matching::{Host, LinkLabel, Plan, sort_dedup_tail};
-use super::recognition::{ConstraintInfo, Found, Limits, MatchId, Matches, Scratch, Seed, recognize_from, start_seeds};
+use super::recognition::{
+    ClassView, ConstraintInfo, Found, Limits, MatchId, Matches, Scratch, Seed, recognize_from_in, start_seeds_in,
+};
 use super::setting::{ClassId, ConstraintId, Setting};
 use super::structs::NodeId;
 
@@ -234,6 +236,7 @@ struct ClassState {
     /// Node → living instances of the class holding it.
     by_node: FxHashMap<NodeId, SmallVec<[usize; 2]>>,
     scratch: Scratch,
+    view: ClassView,
     /// For a seed-determined class: per constraint id, whether it only starts derivations; and the
     /// longest run of its schedule.
     local: Option<(Vec<bool>, usize)>,
@@ -313,6 +316,7 @@ impl<'s> Tracker<'s> {
                 living: FxHashSet::default(),
                 by_node: FxHashMap::default(),
                 scratch: Scratch::default(),
+                view: ClassView::new(setting, c),
                 local: seed_determined(setting, c),
             });
         }
@@ -456,48 +460,62 @@ impl<'s> Tracker<'s> {
             .copied()
             .filter(|&m| !self.matches.live[m as usize])
             .collect();
-        for ci in affected {
-            let st = &mut self.classes[ci];
-            let (seed_matches, old) = match &st.local {
-                Some((start_only, longest)) => local_region(
-                    &self.matches,
-                    &self.host,
-                    st,
-                    &self.instances,
-                    (start_only, *longest),
-                    &changed,
-                    &dead,
-                ),
-                None => component(&self.matches, &self.host, st, &changed, died),
-            };
-            let seeds = start_seeds(setting, st.class, &self.matches, seed_matches);
-            let mut fresh = recognize_from(
-                setting,
-                st.class,
-                &self.matches,
-                &seeds,
-                Limits::default(),
-                &mut st.scratch,
-            );
-            // Elements still in formation (the schedule may not end there) are not elements yet.
-            fresh.retain(|f| f.complete);
-            let mut old_by_key: FxHashMap<Vec<MatchId>, usize> = old
-                .iter()
-                .map(|&i| {
-                    let mut k = self.instances[i].found.apps.clone();
+        // The classes are recognised again independently (in parallel); what ended and began is
+        // then recorded in class order.
+        use rayon::prelude::*;
+        let mut is_affected = vec![false; self.classes.len()];
+        for &ci in &affected {
+            is_affected[ci] = true;
+        }
+        let (matches, host, instances) = (&self.matches, &self.host, &self.instances);
+        let per_class: Vec<(usize, Vec<Found>, Vec<usize>)> = self
+            .classes
+            .par_iter_mut()
+            .enumerate()
+            .filter(|(ci, _)| is_affected[*ci])
+            .map(|(ci, st)| {
+                let (seed_matches, old) = match &st.local {
+                    Some((start_only, longest)) => {
+                        local_region(matches, host, st, instances, (start_only, *longest), &changed, &dead)
+                    }
+                    None => component(matches, host, st, &changed, died),
+                };
+                let seeds = start_seeds_in(&st.view, matches, seed_matches);
+                let mut fresh = recognize_from_in(
+                    setting,
+                    st.class,
+                    &st.view,
+                    matches,
+                    &seeds,
+                    Limits::default(),
+                    &mut st.scratch,
+                );
+                // Elements still in formation (the schedule may not end there) are not elements yet.
+                fresh.retain(|f| f.complete);
+                let mut old_by_key: FxHashMap<Vec<MatchId>, usize> = old
+                    .iter()
+                    .map(|&i| {
+                        let mut k = instances[i].found.apps.clone();
+                        k.sort_unstable();
+                        (k, i)
+                    })
+                    .collect();
+                let mut new = Vec::new();
+                for f in fresh {
+                    let mut k = f.apps.clone();
                     k.sort_unstable();
-                    (k, i)
-                })
-                .collect();
-            for f in fresh {
-                let mut k = f.apps.clone();
-                k.sort_unstable();
-                if old_by_key.remove(&k).is_none() {
-                    begun.push((ci, f));
+                    if old_by_key.remove(&k).is_none() {
+                        new.push(f);
+                    }
                 }
-            }
-            let mut gone: Vec<usize> = old_by_key.into_values().collect();
-            gone.sort_unstable();
+                let mut gone: Vec<usize> = old_by_key.into_values().collect();
+                gone.sort_unstable();
+                (ci, new, gone)
+            })
+            .collect();
+        for (ci, new, gone) in per_class {
+            begun.extend(new.into_iter().map(|f| (ci, f)));
+            let st = &mut self.classes[ci];
             for i in gone {
                 st.living.remove(&i);
                 for x in &self.instances[i].found.nodes {

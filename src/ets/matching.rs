@@ -257,8 +257,12 @@ impl Plan {
         F: FnMut(&[NodeId]) -> ControlFlow<()> + ?Sized,
     {
         let PlanScratch { asg, buf } = scratch;
-        asg.clear();
-        asg.resize(pattern.vars.len(), UNBOUND);
+        if asg.len() == pattern.vars.len() {
+            asg.fill(UNBOUND);
+        } else {
+            asg.clear();
+            asg.resize(pattern.vars.len(), UNBOUND);
+        }
         buf.clear();
         for (&v, &n) in self.seeded.iter().zip(nodes) {
             let v = v as usize;

@@ -283,8 +283,11 @@ impl Found {
     }
 }
 
-/// What a class uses, looked up per constraint.
-pub(crate) struct ClassView {
+/// What recognising one class looks up per constraint (build once per class, reuse across calls).
+#[derive(Debug, Clone)]
+pub struct ClassView {
+    /// Per constraint id: the sets leaving the schedule's start that hold it.
+    start_sets: Vec<SmallVec<[usize; 2]>>,
     /// Per constraint id: bit 0 used in some set, bit 1 recorded (`overlaps`).
     uses: Vec<u8>,
     /// Per constraint id: the size of its context part.
@@ -294,8 +297,19 @@ pub(crate) struct ClassView {
 }
 
 impl ClassView {
-    pub(crate) fn new(setting: &Setting, class: ClassId) -> Self {
+    /// The view of `class`.
+    pub fn new(setting: &Setting, class: ClassId) -> Self {
         let cls = setting.class(class);
+        let dfa = cls.dfa();
+        let mut start_sets: Vec<SmallVec<[usize; 2]>> = vec![SmallVec::new(); setting.constraints().len()];
+        for set in dfa.sets_out(dfa.start()) {
+            for &c in &cls.sets[set].constraints {
+                let v = &mut start_sets[c.0 as usize];
+                if !v.contains(&set) {
+                    v.push(set);
+                }
+            }
+        }
         let mut uses = vec![0u8; setting.constraints().len()];
         let mut infos = vec![None; uses.len()];
         for c in cls.constraints() {
@@ -307,7 +321,12 @@ impl ClassView {
             infos[c.0 as usize] = Some(ConstraintInfo::of(setting, c));
         }
         let need = infos.iter().map(|i| i.as_ref().map_or(0, |i| i.context_len)).collect();
-        ClassView { uses, need, infos }
+        ClassView {
+            start_sets,
+            uses,
+            need,
+            infos,
+        }
     }
     fn uses(&self, c: ConstraintId) -> u8 {
         self.uses.get(c.0 as usize).copied().unwrap_or(0)
@@ -401,17 +420,16 @@ pub fn start_seeds<M: Matches + ?Sized>(
     table: &M,
     candidates: impl IntoIterator<Item = MatchId>,
 ) -> Vec<(usize, MatchId)> {
-    let cls = setting.class(class);
-    let dfa = cls.dfa();
-    let mut sets_of: Vec<SmallVec<[usize; 2]>> = vec![SmallVec::new(); setting.constraints().len()];
-    for set in dfa.sets_out(dfa.start()) {
-        for &c in &cls.sets[set].constraints {
-            let v = &mut sets_of[c.0 as usize];
-            if !v.contains(&set) {
-                v.push(set);
-            }
-        }
-    }
+    start_seeds_in(&ClassView::new(setting, class), table, candidates)
+}
+
+/// [`start_seeds`] with the class's view built beforehand.
+pub fn start_seeds_in<M: Matches + ?Sized>(
+    view: &ClassView,
+    table: &M,
+    candidates: impl IntoIterator<Item = MatchId>,
+) -> Vec<(usize, MatchId)> {
+    let sets_of = &view.start_sets;
     // Sort key: latest node, set, constraint (packed: one integer comparison), then the nodes.
     let mut seeds: Vec<(u128, MatchId)> = Vec::new();
     for m in candidates {
@@ -507,8 +525,28 @@ pub fn recognize_from<M: Matches + ?Sized>(
     limits: Limits,
     scratch: &mut Scratch,
 ) -> Vec<Found> {
+    recognize_from_in(
+        setting,
+        class,
+        &ClassView::new(setting, class),
+        table,
+        seeds,
+        limits,
+        scratch,
+    )
+}
+
+/// [`recognize_from`] with the class's view built beforehand.
+pub fn recognize_from_in<M: Matches + ?Sized>(
+    setting: &Setting,
+    class: ClassId,
+    view: &ClassView,
+    table: &M,
+    seeds: &[(usize, MatchId)],
+    limits: Limits,
+    scratch: &mut Scratch,
+) -> Vec<Found> {
     let dfa = setting.class(class).dfa();
-    let view = ClassView::new(setting, class);
     scratch.begin_run(table.match_bound());
     let mut out: Vec<Found> = Vec::new();
     // Per state after the first step: the loop constraints (as a mask) when every step loops.
@@ -536,7 +574,7 @@ pub fn recognize_from<M: Matches + ?Sized>(
         };
         let mut results = Vec::new();
         if let Some(in_loop) = &loops_at[li].1 {
-            results.push(closure(setting, class, table, &view, in_loop, app, state, scratch));
+            results.push(closure(setting, class, table, view, in_loop, app, state, scratch));
         } else {
             let mut w = Working::default();
             w.add(table, app);
@@ -546,7 +584,7 @@ pub fn recognize_from<M: Matches + ?Sized>(
                 setting,
                 class,
                 table,
-                view: &view,
+                view,
                 results: &mut results,
                 memo: &mut memo,
                 budget: &mut budget,

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 use super::error::StructError;
-use super::primitive::{Alphabet, ConcretePrimitive, PrimitiveKind};
+use super::primitive::{Alphabet, ConcretePrimitive, PrimalClassId, PrimitiveKind};
 
 /// Index of a primitive inside one struct (dense, stable: structs only grow).
 pub type NodeId = u32;
@@ -60,6 +60,8 @@ pub struct Struct {
     alphabet: Arc<Alphabet>,
     /// Per abstract primitive: (initial sites, terminal sites).
     shape: Vec<(u16, u16)>,
+    /// Per abstract primitive: the primal class of each initial site, then of each terminal site.
+    site_class: Vec<Vec<PrimalClassId>>,
     /// Abstract primitive of each node.
     kinds: Vec<PrimitiveKind>,
     /// First slot of each node, and one past the last slot at the end.
@@ -105,11 +107,18 @@ impl Struct {
                 (p.initials.len() as u16, p.terminals.len() as u16)
             })
             .collect();
+        let site_class = (0..kinds as u32)
+            .map(|k| {
+                let p = alphabet.primitive(PrimitiveKind(k));
+                p.initials.iter().chain(&p.terminals).map(|s| s.class).collect()
+            })
+            .collect();
         let mut first_slot = Vec::with_capacity(primitives + 1);
         first_slot.push(0);
         Struct {
             alphabet,
             shape,
+            site_class,
             kinds: Vec::with_capacity(primitives),
             first_slot,
             slot_node: Vec::with_capacity(processes * 2),
@@ -306,6 +315,18 @@ impl Struct {
     pub fn check_connect(&self, from: NodeId, from_site: usize, to: NodeId, to_site: usize) -> Result<(), StructError> {
         self.check_node(from)?;
         self.check_node(to)?;
+        // The common case in a few lookups; the detailed checks below name what is wrong.
+        if let (Some(a), Some(b)) = (self.terminal_slot(from, from_site), self.initial_slot(to, to_site)) {
+            let (kf, kt) = (self.kinds[from as usize].0 as usize, self.kinds[to as usize].0 as usize);
+            let nf = self.shape[kf].0 as usize;
+            if from != to
+                && self.site_class[kf][nf + from_site] == self.site_class[kt][to_site]
+                && self.slot_node[a] == FREE
+                && self.slot_node[b] == FREE
+            {
+                return Ok(());
+            }
+        }
         let (pf, pt) = (self.primitive(from), self.primitive(to));
         let (af, at) = (self.alphabet.primitive(pf.kind), self.alphabet.primitive(pt.kind));
         let sf = af.terminals.get(from_site).ok_or_else(|| StructError::NoSuchSite {
