@@ -97,3 +97,63 @@ fn replay_writes_a_struct_that_reads_back() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("4 positions, 8 layers"), "{text}");
 }
+
+#[test]
+fn classify_timeline_agrees_with_the_classification_of_each_position() {
+    use std::collections::BTreeMap;
+    let game = "examples/go/capture.sgf";
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = ets().args(args).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let t = json(&["classify", game, "--timeline", "--format", "json"]);
+    let moves = t["moves"].as_u64().unwrap() as u32;
+    let levels = t["levels"].as_array().unwrap();
+    assert_eq!(levels.len(), 3);
+    // Per level, per class: the timeline's elements alive after move k are the position's elements.
+    let per_class = |els: Vec<&serde_json::Value>| -> BTreeMap<(String, Vec<String>), usize> {
+        let mut m = BTreeMap::new();
+        for e in els {
+            let mut v: Vec<String> = e["vertices"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_str().unwrap().to_string())
+                .collect();
+            v.sort();
+            *m.entry((e["class"].as_str().unwrap().to_string(), v)).or_default() += 1;
+        }
+        m
+    };
+    for k in [3, 9, moves] {
+        let p = json(&["classify", game, "--move", &k.to_string(), "--format", "json"]);
+        for (level, l) in levels.iter().enumerate() {
+            let alive: Vec<&serde_json::Value> = l["elements"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|e| e["born"].as_u64().unwrap() as u32 <= k && e["died"].as_u64().is_none_or(|d| d as u32 > k))
+                .collect();
+            let want: Vec<&serde_json::Value> = p["levels"][level]["elements"].as_array().unwrap().iter().collect();
+            assert_eq!(per_class(alive), per_class(want), "move {k}, level {level}");
+        }
+    }
+    // Lineages: an element's lineage begins with an element of its class, born no later.
+    for l in &levels[1..] {
+        let els = l["elements"].as_array().unwrap();
+        let by_id: BTreeMap<&str, &serde_json::Value> = els.iter().map(|e| (e["id"].as_str().unwrap(), e)).collect();
+        let mut continued = 0;
+        for e in els {
+            let first = by_id[e["lineage"].as_str().unwrap()];
+            assert_eq!(first["class"], e["class"]);
+            assert!(first["born"].as_u64() <= e["born"].as_u64());
+            if first["id"] != e["id"] {
+                continued += 1;
+            }
+        }
+        if l["level"] == 1 {
+            assert!(continued > 0, "some block grows in this game");
+        }
+    }
+}

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use ets::go::board::Point;
-use ets::go::classify::{Classification, classify, load};
+use ets::go::classify::{Classification, Timeline, classify, classify_every, load};
 
 use super::go_cmds::{GameSel, RecordArgs, last_moves, load as load_game};
 
@@ -39,6 +39,108 @@ pub struct ClassifyArgs {
     /// Also list level-0 elements that ended before the position.
     #[arg(long)]
     pub all: bool,
+    /// Every element of every position up to the move (the whole game by default), each with the
+    /// move it began at, the move it ended at and (levels ≥ 1) its lineage, classified
+    /// incrementally.
+    #[arg(long, conflicts_with = "all")]
+    pub timeline: bool,
+}
+
+#[derive(Serialize)]
+struct TimelineOut {
+    moves: usize,
+    levels: Vec<TimelineLevel>,
+}
+
+#[derive(Serialize)]
+struct TimelineLevel {
+    level: u32,
+    elements: Vec<TimelineElement>,
+}
+
+#[derive(Serialize)]
+struct TimelineElement {
+    id: String,
+    class: String,
+    thesis: Option<String>,
+    vertices: Vec<String>,
+    born: u32,
+    died: Option<u32>,
+    /// Levels ≥ 1: the element that began this one's lineage (itself when it continues nothing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lineage: Option<String>,
+}
+
+fn timeline_of(st: &ets::ets::Setting, t: &Timeline, moves: usize, rows: u8) -> TimelineOut {
+    let levels = t
+        .named
+        .iter()
+        .enumerate()
+        .map(|(level, named)| TimelineLevel {
+            level: level as u32,
+            elements: named
+                .iter()
+                .enumerate()
+                .map(|(i, nm)| {
+                    let class = if level == 0 {
+                        t.level0[i].class
+                    } else {
+                        t.upper[level - 1][i].found.class
+                    };
+                    let cl = st.class(class);
+                    TimelineElement {
+                        id: format!("L{level}:{i}"),
+                        class: cl.name.clone(),
+                        thesis: cl.symbol.clone(),
+                        vertices: nm.vertices.iter().map(|p| p.gtp(rows)).collect(),
+                        born: nm.born,
+                        died: nm.died,
+                        lineage: (level > 0).then(|| format!("L{level}:{}", t.lineage[level - 1][i])),
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    TimelineOut { moves, levels }
+}
+
+fn print_timeline(st: &ets::ets::Setting, name: &str, t: &Timeline, moves: usize) {
+    println!(
+        "{name}: moves 0–{moves}, classified incrementally; {} primitives",
+        t.recording.strukt.len()
+    );
+    for (level, named) in t.named.iter().enumerate() {
+        // per class: elements, lineages, still alive at the end
+        let mut per: std::collections::BTreeMap<String, (usize, std::collections::BTreeSet<usize>, usize)> =
+            Default::default();
+        for (i, nm) in named.iter().enumerate() {
+            let class = if level == 0 {
+                t.level0[i].class
+            } else {
+                t.upper[level - 1][i].found.class
+            };
+            let cl = st.class(class);
+            let key = match &cl.symbol {
+                Some(s) => format!("{} ({s})", cl.name),
+                None => cl.name.clone(),
+            };
+            let e = per.entry(key).or_default();
+            e.0 += 1;
+            e.1.insert(if level == 0 { i } else { t.lineage[level - 1][i] });
+            if nm.died.is_none() {
+                e.2 += 1;
+            }
+        }
+        println!(
+            "level {level}: {} element(s) over the game ({} alive at the end)",
+            named.len(),
+            named.iter().filter(|n| n.died.is_none()).count()
+        );
+        println!("  {:>6} {:>8} {:>6}  class", "elems", "lineages", "alive");
+        for (k, (n, lin, alive)) in per {
+            println!("  {n:>6} {:>8} {alive:>6}  {k}", lin.len());
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -131,6 +233,24 @@ pub fn run(a: ClassifyArgs) -> miette::Result<ExitCode> {
             ));
         }
     };
+    if a.timeline {
+        let t = classify_every(
+            &st,
+            &replay.positions[..=n],
+            &last_moves(&replay, n),
+            a.rec.options(),
+            a.level,
+        )
+        .map_err(|e| miette::miette!("{name}: {e}"))?;
+        match a.format {
+            Format::Json => println!(
+                "{}",
+                serde_json::to_string_pretty(&timeline_of(&st, &t, n, replay.info.size.1)).expect("serialisable")
+            ),
+            Format::Text => print_timeline(&st, &name, &t, n),
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let c = classify(
         &st,
         &replay.positions[..=n],
