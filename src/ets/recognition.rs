@@ -333,15 +333,23 @@ impl ClassView {
     }
 }
 
+/// A match's state during one closure (epoch-stamped).
+#[derive(Debug, Clone, Copy, Default)]
+struct MatchState {
+    applied: u32,
+    count_epoch: u32,
+    count: u32,
+}
+
 /// Reusable scratch space for recognition: stamps over nodes and matches (one per worker or per
 /// class; sized once, cleared by bumping an epoch, not by writing).
 #[derive(Debug, Clone, Default)]
 pub struct Scratch {
     epoch: u32,
     node: Vec<u32>,
-    applied: Vec<u32>,
-    count_epoch: Vec<u32>,
-    count: Vec<u16>,
+    /// Per match, together (one cache line per look): applied in this epoch, and how much of its
+    /// context has joined.
+    mstate: Vec<MatchState>,
     /// The matches some element of the current run holds (stamped with `run`).
     covered: Vec<u32>,
     run: u32,
@@ -352,16 +360,13 @@ impl Scratch {
         if self.node.len() < nodes {
             self.node.resize(nodes, 0);
         }
-        if self.applied.len() < matches {
-            self.applied.resize(matches, 0);
-            self.count_epoch.resize(matches, 0);
-            self.count.resize(matches, 0);
+        if self.mstate.len() < matches {
+            self.mstate.resize(matches, MatchState::default());
         }
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             self.node.iter_mut().for_each(|x| *x = 0);
-            self.applied.iter_mut().for_each(|x| *x = 0);
-            self.count_epoch.iter_mut().for_each(|x| *x = 0);
+            self.mstate.iter_mut().for_each(|x| *x = MatchState::default());
             self.epoch = 1;
         }
     }
@@ -708,10 +713,10 @@ fn closure<M: Matches + ?Sized>(
     let mut apps: Vec<MatchId> = Vec::new();
     let mut queue_at = 0usize;
     let apply = |m: MatchId, s: &mut Scratch, order: &mut Vec<NodeId>, apps: &mut Vec<MatchId>| {
-        if s.applied[m as usize] == ep {
+        if s.mstate[m as usize].applied == ep {
             return;
         }
-        s.applied[m as usize] = ep;
+        s.mstate[m as usize].applied = ep;
         apps.push(m);
         for &n in table.nodes(m) {
             if s.node[n as usize] != ep {
@@ -725,7 +730,11 @@ fn closure<M: Matches + ?Sized>(
         let n = order[queue_at];
         queue_at += 1;
         for &Seed { m, c } in table.seeded_at(n) {
-            if !in_loop[c.0 as usize] || s.applied[m as usize] == ep || !table.live(m) {
+            if !in_loop[c.0 as usize] || !table.live(m) {
+                continue;
+            }
+            let st = &mut s.mstate[m as usize];
+            if st.applied == ep {
                 continue;
             }
             let need = view.need[c.0 as usize];
@@ -733,12 +742,12 @@ fn closure<M: Matches + ?Sized>(
                 apply(m, s, &mut order, &mut apps);
                 continue;
             }
-            if s.count_epoch[m as usize] != ep {
-                s.count_epoch[m as usize] = ep;
-                s.count[m as usize] = 0;
+            if st.count_epoch != ep {
+                st.count_epoch = ep;
+                st.count = 0;
             }
-            s.count[m as usize] += 1;
-            if s.count[m as usize] == need {
+            st.count += 1;
+            if st.count == need as u32 {
                 apply(m, s, &mut order, &mut apps);
             }
         }
@@ -747,11 +756,11 @@ fn closure<M: Matches + ?Sized>(
     if !setting.class(class).overlaps.is_empty() {
         for &n in &order {
             for &Seed { m, c } in table.seeded_at(n) {
-                if view.uses(c) & 2 == 0 || s.applied[m as usize] == ep || !table.live(m) {
+                if view.uses(c) & 2 == 0 || s.mstate[m as usize].applied == ep || !table.live(m) {
                     continue;
                 }
                 if table.nodes(m).iter().all(|&x| s.node[x as usize] == ep) {
-                    s.applied[m as usize] = ep;
+                    s.mstate[m as usize].applied = ep;
                     apps.push(m);
                 }
             }
