@@ -25,7 +25,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 use std::ops::ControlFlow;
 
-use super::matching::{Host, LinkLabel, Plan, sort_dedup_tail};
+use super::matching::{Host, LinkLabel, Plan, PlanScratch, sort_dedup_tail};
 use super::recognition::{
     ClassView, ConstraintInfo, Found, Limits, MatchId, Matches, Scratch, Seed, recognize_from_in, start_seeds_in,
 };
@@ -56,6 +56,8 @@ pub struct LiveLevel {
     /// Links by constraint and (ascending) members: applications shared by the same elements
     /// share one link, as in [`super::level::LevelStruct`].
     link_index: FxHashMap<(ConstraintId, SmallVec<[NodeId; 4]>), u32>,
+    /// The same for links of two members.
+    pair_index: FxHashMap<(u32, NodeId, NodeId), u32>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -103,17 +105,29 @@ impl LiveLevel {
     }
     /// The link of `constraint` over `members` (new nodes last), made if it is new.
     fn link(&mut self, constraint: ConstraintId, members: SmallVec<[NodeId; 4]>) -> u32 {
-        let mut key = members.clone();
-        key.sort_unstable();
-        if let Some(&li) = self.link_index.get(&(constraint, key.clone())) {
-            return li;
-        }
         let li = self.links.len() as u32;
+        if let [a, b] = members[..] {
+            // Most links join two elements: a flat key.
+            match self.pair_index.entry((constraint.0, a.min(b), a.max(b))) {
+                std::collections::hash_map::Entry::Occupied(e) => return *e.get(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(li);
+                }
+            }
+        } else {
+            let mut key = members.clone();
+            key.sort_unstable();
+            match self.link_index.entry((constraint, key)) {
+                std::collections::hash_map::Entry::Occupied(e) => return *e.get(),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(li);
+                }
+            }
+        }
         for &m in &members {
             self.incident[m as usize].push(li);
         }
         self.links.push(LiveCel { constraint, members });
-        self.link_index.insert((constraint, key), li);
         li
     }
     /// Ends node `n`.
@@ -282,8 +296,13 @@ pub struct Tracker<'s> {
     host: LiveLevel,
     matches: LiveMatches,
     /// Per node kind: the `(constraint, variable)` pairs it may anchor.
+    /// Per node kind: the `(constraint, plan)` pairs anchored at a variable of that kind.
     anchors: FxHashMap<u32, Vec<(ConstraintId, usize)>>,
-    plans: FxHashMap<(ConstraintId, usize), Plan>,
+    /// Plans by index: each anchored at one variable of one constraint.
+    plans: Vec<Plan>,
+    plan_scratch: PlanScratch,
+    /// Matches found at one step, flat (reused).
+    found: Vec<NodeId>,
     /// Per constraint: its context part (which positions seed a derivation).
     infos: FxHashMap<ConstraintId, ConstraintInfo>,
     classes: Vec<ClassState>,
@@ -322,7 +341,7 @@ impl<'s> Tracker<'s> {
         }
         let host = LiveLevel::default();
         let mut anchors: FxHashMap<u32, Vec<(ConstraintId, usize)>> = FxHashMap::default();
-        let mut plans = FxHashMap::default();
+        let mut plans = Vec::new();
         let mut infos = FxHashMap::default();
         for (k, users) in classes_of.iter().enumerate() {
             if users.is_empty() {
@@ -332,8 +351,8 @@ impl<'s> Tracker<'s> {
             let p = &setting.constraint(c).pattern;
             infos.insert(c, ConstraintInfo::of(setting, c));
             for (v, var) in p.vars.iter().enumerate() {
-                anchors.entry(var.kind).or_default().push((c, v));
-                plans.insert((c, v), Plan::compile(p, &[v], &host));
+                anchors.entry(var.kind).or_default().push((c, plans.len()));
+                plans.push(Plan::compile(p, &[v], &host));
             }
         }
         Tracker {
@@ -343,6 +362,8 @@ impl<'s> Tracker<'s> {
             matches: LiveMatches::default(),
             anchors,
             plans,
+            plan_scratch: PlanScratch::default(),
+            found: Vec::new(),
             infos,
             classes: states,
             classes_of,
@@ -410,29 +431,34 @@ impl<'s> Tracker<'s> {
             let Some(list) = self.anchors.get(&self.host.node_kind(n)) else {
                 continue;
             };
-            for &(c, v) in list {
+            for &(c, pi) in list {
                 let p = &setting.constraint(c).pattern;
-                let plan = &self.plans[&(c, v)];
+                let k = p.vars.len();
                 let host = &self.host;
-                let mut found: Vec<SmallVec<[NodeId; 8]>> = Vec::new();
-                let _ = plan.run(
+                let found = &mut self.found;
+                found.clear();
+                let _ = self.plans[pi].run_with(
                     host,
                     p,
                     &[n],
                     &mut |_, x| host.is_alive(x) && (x >= n || x < first_new),
                     &mut |m| {
-                        found.push(SmallVec::from_slice(m));
+                        found.extend_from_slice(m);
                         ControlFlow::Continue(())
                     },
+                    &mut self.plan_scratch,
                 );
+                if self.found.is_empty() {
+                    continue;
+                }
                 let info = &self.infos[&c];
-                for m in found {
+                if self.matches.start.is_empty() {
+                    self.matches.start.push(0);
+                }
+                for m in self.found.chunks(k.max(1)) {
                     let id = self.matches.constraint.len() as MatchId;
                     self.matches.constraint.push(c);
-                    if self.matches.start.is_empty() {
-                        self.matches.start.push(0);
-                    }
-                    self.matches.nodes.extend_from_slice(&m);
+                    self.matches.nodes.extend_from_slice(m);
                     self.matches.start.push(self.matches.nodes.len() as u32);
                     self.matches.live.push(true);
                     for (i, &x) in m.iter().enumerate() {
