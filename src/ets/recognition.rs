@@ -116,6 +116,15 @@ impl MatchTable {
     /// Finds every match of `constraints` in `host` (constraints in parallel; ids are in
     /// constraint order, then anchor order: deterministic).
     pub fn build<H: Host + Sync + ?Sized>(setting: &Setting, constraints: &[ConstraintId], host: &H) -> Self {
+        Self::build_with(setting, constraints, host, true)
+    }
+
+    fn build_with<H: Host + Sync + ?Sized>(
+        setting: &Setting,
+        constraints: &[ConstraintId],
+        host: &H,
+        index: bool,
+    ) -> Self {
         use rayon::prelude::*;
         let mut cons: Vec<ConstraintId> = constraints.to_vec();
         cons.sort_unstable();
@@ -169,9 +178,42 @@ impl MatchTable {
                 *r = first..t.constraint.len() as MatchId;
             }
         }
-        // The seed index, as compressed rows.
+        if index {
+            let (start, list) = t.seed_index(&cons, &infos);
+            t.seed_start = start;
+            t.seed_list = list;
+        }
+        t
+    }
+
+    /// Finds every match as [`MatchTable::build`] does but leaves the seed index empty (the start
+    /// seeds of classes need only the matches): compute it with [`MatchTable::seed_index_of`] and
+    /// set it with [`MatchTable::set_seed_index`].
+    pub fn build_unindexed<H: Host + Sync + ?Sized>(setting: &Setting, constraints: &[ConstraintId], host: &H) -> Self {
+        Self::build_with(setting, constraints, host, false)
+    }
+
+    /// The seed index of this table's matches: row starts per node and the rows.
+    pub fn seed_index_of(&self, setting: &Setting) -> (Vec<u32>, Vec<Seed>) {
+        let cons: Vec<ConstraintId> = (0..self.ranges.len())
+            .map(|c| ConstraintId(c as u32))
+            .filter(|&c| !self.of_constraint(c).is_empty())
+            .collect();
+        let infos: Vec<ConstraintInfo> = cons.iter().map(|&c| ConstraintInfo::of(setting, c)).collect();
+        self.seed_index(&cons, &infos)
+    }
+
+    /// Sets the seed index computed by [`MatchTable::seed_index_of`].
+    pub fn set_seed_index(&mut self, (start, list): (Vec<u32>, Vec<Seed>)) {
+        self.seed_start = start;
+        self.seed_list = list;
+    }
+
+    fn seed_index(&self, cons: &[ConstraintId], infos: &[ConstraintInfo]) -> (Vec<u32>, Vec<Seed>) {
+        let t = self;
+        // Compressed rows: a counting pass, then a filling pass.
         let mut count = vec![0u32; t.node_count + 1];
-        for (&c, info) in cons.iter().zip(&infos) {
+        for (&c, info) in cons.iter().zip(infos) {
             for m in t.of_constraint(c) {
                 for (i, &n) in t.nodes(m).iter().enumerate() {
                     if info.seeds_at(i) {
@@ -188,21 +230,20 @@ impl MatchTable {
             m: 0,
             c: ConstraintId(0),
         };
-        t.seed_list = vec![blank; *count.last().unwrap_or(&0) as usize];
-        for (&c, info) in cons.iter().zip(&infos) {
+        let mut list = vec![blank; *count.last().unwrap_or(&0) as usize];
+        for (&c, info) in cons.iter().zip(infos) {
             for m in t.of_constraint(c) {
                 let (a, b) = (t.start[m as usize] as usize, t.start[m as usize + 1] as usize);
                 for i in 0..b - a {
                     let n = t.nodes[a + i];
                     if info.seeds_at(i) {
-                        t.seed_list[fill[n as usize] as usize] = Seed { m, c };
+                        list[fill[n as usize] as usize] = Seed { m, c };
                         fill[n as usize] += 1;
                     }
                 }
             }
         }
-        t.seed_start = count;
-        t
+        (count, list)
     }
 
     /// The ids of the matches of constraint `c`.
@@ -1008,19 +1049,30 @@ pub fn recognize_level_found<H: Host + Sync + ?Sized>(
     host: &H,
 ) -> (MatchTable, Vec<Found>) {
     use rayon::prelude::*;
-    let table = MatchTable::build(setting, &level_constraints(setting, level), host);
+    let mut table = MatchTable::build_unindexed(setting, &level_constraints(setting, level), host);
     let classes = setting.classes_at(level);
+    // The seed index is built while the classes' start seeds are ordered (they need only the matches).
+    let (index, starts): (_, Vec<Vec<(usize, MatchId)>>) = rayon::join(
+        || table.seed_index_of(setting),
+        || {
+            classes
+                .par_iter()
+                .map(|&c| start_seeds(setting, c, &table, start_candidates(setting, c, &table)))
+                .collect()
+        },
+    );
+    table.set_seed_index(index);
     // One scratch per worker thread (sized once to the table), not per class.
     let pool: Vec<std::sync::Mutex<Scratch>> = (0..rayon::current_num_threads().max(1))
         .map(|_| std::sync::Mutex::new(Scratch::default()))
         .collect();
     let per: Vec<Vec<Found>> = classes
         .par_iter()
-        .map(|&c| {
-            let seeds = start_seeds(setting, c, &table, start_candidates(setting, c, &table));
+        .zip(&starts)
+        .map(|(&c, seeds)| {
             let slot = rayon::current_thread_index().unwrap_or(0) % pool.len();
             let mut scratch = pool[slot].lock().unwrap_or_else(|e| e.into_inner());
-            recognize_from(setting, c, &table, &seeds, Limits::default(), &mut scratch)
+            recognize_from(setting, c, &table, seeds, Limits::default(), &mut scratch)
         })
         .collect();
     (table, per.into_iter().flatten().collect())

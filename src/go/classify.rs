@@ -378,11 +378,14 @@ pub fn classify_every(
     let top = max_level.unwrap_or(setting.max_level()).min(setting.max_level());
     let (table0, mut level0) = recognize_level_found(setting, 0, &recording.strukt);
     level0.retain(|e| e.complete);
-    let n0: Vec<Named> = level0
-        .iter()
-        .enumerate()
-        .map(|(i, f)| name0_parts(&recording, &f.nodes, table0.nodes(f.apps[0]), i, last))
-        .collect();
+    let n0: Vec<Named> = {
+        use rayon::prelude::*;
+        level0
+            .par_iter()
+            .enumerate()
+            .map(|(i, f)| name0_parts(&recording, &f.nodes, table0.nodes(f.apps[0]), i, last))
+            .collect()
+    };
     let mut named = vec![n0];
     let mut upper = Vec::new();
     let mut lineage = Vec::new();
