@@ -250,6 +250,18 @@ impl Struct {
     /// process. Fails, leaving the struct unchanged, if a site does not exist, the sites' primal
     /// classes differ, a site already holds a process, or the process would close a cycle.
     pub fn connect(&mut self, from: NodeId, from_site: usize, to: NodeId, to_site: usize) -> Result<(), StructError> {
+        // The common case (a later primitive fed by an earlier one, both sites free and of one
+        // class) in a few lookups; anything else takes the checked path below.
+        if let Some((a, b)) = self.free_pair(from, from_site, to, to_site)
+            && self.rank[from as usize] < self.rank[to as usize]
+        {
+            self.slot_node[a] = to;
+            self.slot_site[a] = to_site as u16;
+            self.slot_node[b] = from;
+            self.slot_site[b] = from_site as u16;
+            self.processes += 1;
+            return Ok(());
+        }
         self.check_connect(from, from_site, to, to_site)?;
         self.reorder(from, to).map_err(|()| StructError::Cycle {
             from: self.primitive(from).id,
@@ -316,16 +328,8 @@ impl Struct {
         self.check_node(from)?;
         self.check_node(to)?;
         // The common case in a few lookups; the detailed checks below name what is wrong.
-        if let (Some(a), Some(b)) = (self.terminal_slot(from, from_site), self.initial_slot(to, to_site)) {
-            let (kf, kt) = (self.kinds[from as usize].0 as usize, self.kinds[to as usize].0 as usize);
-            let nf = self.shape[kf].0 as usize;
-            if from != to
-                && self.site_class[kf][nf + from_site] == self.site_class[kt][to_site]
-                && self.slot_node[a] == FREE
-                && self.slot_node[b] == FREE
-            {
-                return Ok(());
-            }
+        if self.free_pair(from, from_site, to, to_site).is_some() {
+            return Ok(());
         }
         let (pf, pt) = (self.primitive(from), self.primitive(to));
         let (af, at) = (self.alphabet.primitive(pf.kind), self.alphabet.primitive(pt.kind));
@@ -365,6 +369,24 @@ impl Struct {
             return Err(StructError::Cycle { from: pf.id, to: pt.id });
         }
         Ok(())
+    }
+
+    /// The slots of terminal site `from_site` of `from` and initial site `to_site` of `to`, when
+    /// both exist, are free and of one primal class, and the nodes differ (a process may join them
+    /// unless it closes a cycle). `from` and `to` must be nodes.
+    #[inline]
+    fn free_pair(&self, from: NodeId, from_site: usize, to: NodeId, to_site: usize) -> Option<(usize, usize)> {
+        if from == to || (from as usize) >= self.len() || (to as usize) >= self.len() {
+            return None;
+        }
+        let a = self.terminal_slot(from, from_site)?;
+        let b = self.initial_slot(to, to_site)?;
+        let (kf, kt) = (self.kinds[from as usize].0 as usize, self.kinds[to as usize].0 as usize);
+        let nf = self.shape[kf].0 as usize;
+        (self.site_class[kf][nf + from_site] == self.site_class[kt][to_site]
+            && self.slot_node[a] == FREE
+            && self.slot_node[b] == FREE)
+            .then_some((a, b))
     }
 
     /// The primitive (and its initial site) that terminal site `site` of `n` feeds, if any.
