@@ -71,6 +71,14 @@ struct TimelineElement {
     lineage: Option<String>,
 }
 
+/// A class as the text summaries name it: its name, and its thesis symbol if it has one.
+fn label(cl: &ets::ets::Class) -> String {
+    match &cl.symbol {
+        Some(s) => format!("{} ({s})", cl.name),
+        None => cl.name.clone(),
+    }
+}
+
 fn timeline_of(st: &ets::ets::Setting, t: &Timeline, moves: usize, rows: u8) -> TimelineOut {
     let levels = t
         .named
@@ -82,12 +90,7 @@ fn timeline_of(st: &ets::ets::Setting, t: &Timeline, moves: usize, rows: u8) -> 
                 .iter()
                 .enumerate()
                 .map(|(i, nm)| {
-                    let class = if level == 0 {
-                        t.level0[i].class
-                    } else {
-                        t.upper[level - 1][i].found.class
-                    };
-                    let cl = st.class(class);
+                    let cl = st.class(t.class_of(level, i));
                     TimelineElement {
                         id: format!("L{level}:{i}"),
                         class: cl.name.clone(),
@@ -114,17 +117,7 @@ fn print_timeline(st: &ets::ets::Setting, name: &str, t: &Timeline, moves: usize
         let mut per: std::collections::BTreeMap<String, (usize, std::collections::BTreeSet<usize>, usize)> =
             Default::default();
         for (i, nm) in named.iter().enumerate() {
-            let class = if level == 0 {
-                t.level0[i].class
-            } else {
-                t.upper[level - 1][i].found.class
-            };
-            let cl = st.class(class);
-            let key = match &cl.symbol {
-                Some(s) => format!("{} ({s})", cl.name),
-                None => cl.name.clone(),
-            };
-            let e = per.entry(key).or_default();
+            let e = per.entry(label(st.class(t.class_of(level, i)))).or_default();
             e.0 += 1;
             e.1.insert(if level == 0 { i } else { t.lineage[level - 1][i] });
             if nm.died.is_none() {
@@ -276,13 +269,7 @@ pub fn run(a: ClassifyArgs) -> miette::Result<ExitCode> {
                 let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
                 for (e, nm) in l.elements.iter().zip(named) {
                     if nm.died.is_none() || a.all {
-                        let cl = st.class(e.class);
-                        *counts
-                            .entry(match &cl.symbol {
-                                Some(s) => format!("{} ({s})", cl.name),
-                                None => cl.name.clone(),
-                            })
-                            .or_default() += 1;
+                        *counts.entry(label(st.class(e.class))).or_default() += 1;
                     }
                 }
                 println!(

@@ -25,9 +25,11 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 use std::ops::ControlFlow;
 
-use super::matching::{Host, LinkLabel, Plan, PlanScratch, sort_dedup_tail};
+use super::level::{cel_linked, cel_partners};
+use super::matching::{Host, LinkLabel, Plan, PlanScratch};
 use super::recognition::{
-    ClassView, ConstraintInfo, Found, Limits, MatchId, Matches, Scratch, Seed, recognize_from_in, start_seeds_in,
+    ClassView, ConstraintInfo, Found, Limits, MatchId, MatchList, Matches, Scratch, Seed, recognize_from_in,
+    start_seeds_in,
 };
 use super::setting::{ClassId, ConstraintId, Setting};
 use super::structs::NodeId;
@@ -167,32 +169,33 @@ impl Host for LiveLevel {
         self.by_kind.get(kind as usize).map(|v| v.as_slice()).unwrap_or(&[])
     }
     fn partners(&self, n: NodeId, label: LinkLabel, _role: u8, _other: u8, out: &mut Vec<NodeId>) {
-        let LinkLabel::Cel(c) = label else { return };
-        let start = out.len();
-        for &li in &self.incident[n as usize] {
+        let link = |li: u32| {
             let l = &self.links[li as usize];
-            if l.constraint == c {
-                out.extend(l.members.iter().copied().filter(|&m| m != n && self.alive[m as usize]));
-            }
-        }
-        sort_dedup_tail(out, start);
+            (l.constraint, l.members.as_slice())
+        };
+        cel_partners(
+            &self.incident[n as usize],
+            link,
+            n,
+            label,
+            |m| self.alive[m as usize],
+            out,
+        );
     }
     fn linked(&self, label: LinkLabel, ends: &[(NodeId, u8)]) -> bool {
-        let LinkLabel::Cel(c) = label else { return false };
-        let Some(&(first, _)) = ends.first() else { return false };
-        self.incident[first as usize].iter().any(|&li| {
+        let link = |li: u32| {
             let l = &self.links[li as usize];
-            l.constraint == c && ends.iter().all(|(m, _)| l.members.contains(m))
-        })
+            (l.constraint, l.members.as_slice())
+        };
+        ends.first()
+            .is_some_and(|&(first, _)| cel_linked(&self.incident[first as usize], link, label, ends))
     }
 }
 
 /// The matches of a level's constraints in a [`LiveLevel`], kept as nodes begin and end.
 #[derive(Debug, Clone, Default)]
 pub struct LiveMatches {
-    constraint: Vec<ConstraintId>,
-    start: Vec<u32>,
-    nodes: Vec<NodeId>,
+    list: MatchList,
     live: Vec<bool>,
     seeded: Vec<Vec<Seed>>,
     touching: Vec<Vec<MatchId>>,
@@ -200,10 +203,10 @@ pub struct LiveMatches {
 
 impl Matches for LiveMatches {
     fn constraint(&self, m: MatchId) -> ConstraintId {
-        self.constraint[m as usize]
+        self.list.constraint(m)
     }
     fn nodes(&self, m: MatchId) -> &[NodeId] {
-        &self.nodes[self.start[m as usize] as usize..self.start[m as usize + 1] as usize]
+        self.list.nodes(m)
     }
     fn seeded_at(&self, n: NodeId) -> &[Seed] {
         self.seeded.get(n as usize).map(|v| v.as_slice()).unwrap_or(&[])
@@ -212,7 +215,7 @@ impl Matches for LiveMatches {
         self.live[m as usize]
     }
     fn match_bound(&self) -> usize {
-        self.constraint.len()
+        self.list.len()
     }
     fn node_bound(&self) -> usize {
         self.seeded.len()
@@ -413,14 +416,12 @@ impl<'s> Tracker<'s> {
         }
         // Ended matches leave the indices of their living nodes (so lists stay as short as what holds).
         for &m in &changed {
-            let (a, b) = (
-                self.matches.start[m as usize] as usize,
-                self.matches.start[m as usize + 1] as usize,
-            );
-            for i in a..b {
-                let x = self.matches.nodes[i] as usize;
-                self.matches.seeded[x].retain(|s| s.m != m);
-                self.matches.touching[x].retain(|&k| k != m);
+            let LiveMatches {
+                list, seeded, touching, ..
+            } = &mut self.matches;
+            for &x in list.nodes(m) {
+                seeded[x as usize].retain(|s| s.m != m);
+                touching[x as usize].retain(|&k| k != m);
             }
         }
         // New matches: anchored at each new node, found once (from its smallest new node).
@@ -437,7 +438,7 @@ impl<'s> Tracker<'s> {
                 let host = &self.host;
                 let found = &mut self.found;
                 found.clear();
-                let _ = self.plans[pi].run_with(
+                let _ = self.plans[pi].run(
                     host,
                     p,
                     &[n],
@@ -452,14 +453,8 @@ impl<'s> Tracker<'s> {
                     continue;
                 }
                 let info = &self.infos[&c];
-                if self.matches.start.is_empty() {
-                    self.matches.start.push(0);
-                }
                 for m in self.found.chunks(k.max(1)) {
-                    let id = self.matches.constraint.len() as MatchId;
-                    self.matches.constraint.push(c);
-                    self.matches.nodes.extend_from_slice(m);
-                    self.matches.start.push(self.matches.nodes.len() as u32);
+                    let id = self.matches.list.push(c, m);
                     self.matches.live.push(true);
                     for (i, &x) in m.iter().enumerate() {
                         self.matches.touching[x as usize].push(id);

@@ -157,24 +157,57 @@ impl Host for LevelStruct {
         self.by_kind.get(kind as usize).map(|v| v.as_slice()).unwrap_or(&[])
     }
     fn partners(&self, n: NodeId, label: LinkLabel, _role: u8, _other: u8, out: &mut Vec<NodeId>) {
-        let LinkLabel::Cel(c) = label else { return };
-        let start = out.len();
-        for &li in &self.incident[n as usize] {
+        let link = |li: u32| {
             let l = &self.links[li as usize];
-            if l.constraint == c {
-                out.extend(l.members.iter().copied().filter(|&m| m != n));
-            }
-        }
-        sort_dedup_tail(out, start);
+            (l.constraint, l.members.as_slice())
+        };
+        cel_partners(&self.incident[n as usize], link, n, label, |_| true, out);
     }
     fn linked(&self, label: LinkLabel, ends: &[(NodeId, u8)]) -> bool {
-        let LinkLabel::Cel(c) = label else { return false };
-        let Some(&(first, _)) = ends.first() else { return false };
-        self.incident[first as usize].iter().any(|&li| {
+        let link = |li: u32| {
             let l = &self.links[li as usize];
-            l.constraint == c && ends.iter().all(|(m, _)| l.members.binary_search(m).is_ok())
-        })
+            (l.constraint, l.members.as_slice())
+        };
+        ends.first()
+            .is_some_and(|&(first, _)| cel_linked(&self.incident[first as usize], link, label, ends))
     }
+}
+
+/// [`Host::partners`] over class element links: the other members of the links of `label`'s
+/// constraint among `incident` (the links of `n`, read through `link`), those `keep` admits,
+/// ascending and distinct. Shared by every level-n struct.
+pub(crate) fn cel_partners<'a>(
+    incident: &[u32],
+    link: impl Fn(u32) -> (ConstraintId, &'a [NodeId]),
+    n: NodeId,
+    label: LinkLabel,
+    keep: impl Fn(NodeId) -> bool,
+    out: &mut Vec<NodeId>,
+) {
+    let LinkLabel::Cel(c) = label else { return };
+    let start = out.len();
+    for &li in incident {
+        let (lc, members) = link(li);
+        if lc == c {
+            out.extend(members.iter().copied().filter(|&m| m != n && keep(m)));
+        }
+    }
+    sort_dedup_tail(out, start);
+}
+
+/// [`Host::linked`] over class element links: whether one link of `label`'s constraint among
+/// `incident` (the links of the first end) holds every end.
+pub(crate) fn cel_linked<'a>(
+    incident: &[u32],
+    link: impl Fn(u32) -> (ConstraintId, &'a [NodeId]),
+    label: LinkLabel,
+    ends: &[(NodeId, u8)],
+) -> bool {
+    let LinkLabel::Cel(c) = label else { return false };
+    incident.iter().any(|&li| {
+        let (lc, members) = link(li);
+        lc == c && ends.iter().all(|(m, _)| members.contains(m))
+    })
 }
 
 impl Workspace for LevelStruct {

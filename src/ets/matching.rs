@@ -225,24 +225,8 @@ impl Plan {
 
     /// Calls `found` with every match of `pattern` (the one this plan was compiled for) that binds
     /// the seeded variables to `nodes` (in the order they were given to [`Plan::compile`]).
+    /// `scratch` is reused across runs (many runs of one plan allocate nothing).
     pub fn run<H, A, F>(
-        &self,
-        host: &H,
-        pattern: &Pattern,
-        nodes: &[NodeId],
-        admit: &mut A,
-        found: &mut F,
-    ) -> ControlFlow<()>
-    where
-        H: Host + ?Sized,
-        A: FnMut(usize, NodeId) -> bool + ?Sized,
-        F: FnMut(&[NodeId]) -> ControlFlow<()> + ?Sized,
-    {
-        self.run_with(host, pattern, nodes, admit, found, &mut PlanScratch::default())
-    }
-
-    /// [`Plan::run`] with reusable scratch space (for many runs of one plan: no allocation per run).
-    pub fn run_with<H, A, F>(
         &self,
         host: &H,
         pattern: &Pattern,
@@ -310,11 +294,7 @@ impl Plan {
             let Some(cand) = host.partner(asg[bv as usize], p.links[li as usize].label, br, ur) else {
                 return ControlFlow::Continue(());
             };
-            if host.node_kind(cand) != p.vars[var].kind || asg.contains(&cand) || !admit(var, cand) {
-                return ControlFlow::Continue(());
-            }
-            asg[var] = cand;
-            if !st.checks.iter().all(|&li| link_holds(host, &p.links[li as usize], asg)) {
+            if !bind(st, host, p, asg, var, cand, admit) {
                 return ControlFlow::Continue(());
             }
         }
@@ -351,12 +331,10 @@ impl Plan {
         while i < end {
             let cand = buf[i];
             i += 1;
-            if host.node_kind(cand) != p.vars[var].kind || asg.contains(&cand) || !admit(var, cand) {
+            if !bind(st, host, p, asg, var, cand, admit) {
                 continue;
             }
-            asg[var] = cand;
-            let ok = st.checks.iter().all(|&li| link_holds(host, &p.links[li as usize], asg));
-            if ok && self.step(k + 1, host, p, asg, admit, found, buf).is_break() {
+            if self.step(k + 1, host, p, asg, admit, found, buf).is_break() {
                 asg[var] = UNBOUND;
                 buf.truncate(start);
                 return ControlFlow::Break(());
@@ -368,7 +346,27 @@ impl Plan {
     }
 }
 
-/// Reusable scratch space for [`Plan::run_with`].
+/// Binds `var` to `cand` when its type, injectivity, `admit` and the step's link checks allow it
+/// (the variable is left unbound otherwise).
+#[inline]
+fn bind<H, A>(st: &PlanStep, host: &H, p: &Pattern, asg: &mut [NodeId], var: usize, cand: NodeId, admit: &mut A) -> bool
+where
+    H: Host + ?Sized,
+    A: FnMut(usize, NodeId) -> bool + ?Sized,
+{
+    if host.node_kind(cand) != p.vars[var].kind || asg.contains(&cand) || !admit(var, cand) {
+        return false;
+    }
+    asg[var] = cand;
+    if st.checks.iter().all(|&li| link_holds(host, &p.links[li as usize], asg)) {
+        true
+    } else {
+        asg[var] = UNBOUND;
+        false
+    }
+}
+
+/// Reusable scratch space for [`Plan::run`].
 #[derive(Debug, Clone, Default)]
 pub struct PlanScratch {
     asg: Vec<NodeId>,
@@ -391,7 +389,7 @@ pub fn for_each_match<H: Host + ?Sized>(
     }
     let vars: Vec<usize> = seeds.iter().map(|s| s.0).collect();
     let nodes: Vec<NodeId> = seeds.iter().map(|s| s.1).collect();
-    Plan::compile(pattern, &vars, host).run(host, pattern, &nodes, admit, found)
+    Plan::compile(pattern, &vars, host).run(host, pattern, &nodes, admit, found, &mut PlanScratch::default())
 }
 
 fn link_holds<H: Host + ?Sized>(host: &H, l: &PatternLink, asg: &[NodeId]) -> bool {

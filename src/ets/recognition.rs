@@ -98,13 +98,52 @@ impl ConstraintInfo {
     }
 }
 
+/// Matches stored flat: each one's constraint, and its nodes (in the constraint's variable order)
+/// as a slice of one array. Ids are positions, in the order matches were pushed.
+#[derive(Debug, Clone, Default)]
+pub struct MatchList {
+    constraint: Vec<ConstraintId>,
+    start: Vec<u32>,
+    nodes: Vec<NodeId>,
+}
+
+impl MatchList {
+    /// Appends a match; returns its id.
+    pub fn push(&mut self, c: ConstraintId, nodes: &[NodeId]) -> MatchId {
+        if self.start.is_empty() {
+            self.start.push(0);
+        }
+        let id = self.constraint.len() as MatchId;
+        self.constraint.push(c);
+        self.nodes.extend_from_slice(nodes);
+        self.start.push(self.nodes.len() as u32);
+        id
+    }
+    /// Number of matches.
+    pub fn len(&self) -> usize {
+        self.constraint.len()
+    }
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.constraint.is_empty()
+    }
+    /// The constraint of match `m`.
+    #[inline]
+    pub fn constraint(&self, m: MatchId) -> ConstraintId {
+        self.constraint[m as usize]
+    }
+    /// The nodes of match `m`.
+    #[inline]
+    pub fn nodes(&self, m: MatchId) -> &[NodeId] {
+        &self.nodes[self.start[m as usize] as usize..self.start[m as usize + 1] as usize]
+    }
+}
+
 /// Every match of some constraints in a host, found once (anchored at the rarest variable type),
 /// with the index [`Matches::seeded_at`].
 #[derive(Debug, Clone, Default)]
 pub struct MatchTable {
-    constraint: Vec<ConstraintId>,
-    start: Vec<u32>,
-    nodes: Vec<NodeId>,
+    list: MatchList,
     seed_start: Vec<u32>,
     seed_list: Vec<Seed>,
     /// Per constraint id: its matches' ids (ids are in constraint order).
@@ -143,7 +182,7 @@ impl MatchTable {
                 let plan = Plan::compile(p, &[anchor], host);
                 let mut scratch = PlanScratch::default();
                 for &n in host.nodes_of_kind(p.vars[anchor].kind) {
-                    let _ = plan.run_with(
+                    let _ = plan.run(
                         host,
                         p,
                         &[n],
@@ -163,19 +202,16 @@ impl MatchTable {
             ranges: vec![0..0; setting.constraints().len()],
             ..Default::default()
         };
-        t.start.push(0);
         let mut infos = Vec::with_capacity(cons.len());
         for (&c, flat) in cons.iter().zip(&per) {
             let k = setting.constraint(c).pattern.vars.len();
             infos.push(ConstraintInfo::of(setting, c));
-            let first = t.constraint.len() as MatchId;
+            let first = t.list.len() as MatchId;
             for m in flat.chunks(k.max(1)) {
-                t.constraint.push(c);
-                t.nodes.extend_from_slice(m);
-                t.start.push(t.nodes.len() as u32);
+                t.list.push(c, m);
             }
             if let Some(r) = t.ranges.get_mut(c.0 as usize) {
-                *r = first..t.constraint.len() as MatchId;
+                *r = first..t.list.len() as MatchId;
             }
         }
         if index {
@@ -233,9 +269,7 @@ impl MatchTable {
         let mut list = vec![blank; *count.last().unwrap_or(&0) as usize];
         for (&c, info) in cons.iter().zip(infos) {
             for m in t.of_constraint(c) {
-                let (a, b) = (t.start[m as usize] as usize, t.start[m as usize + 1] as usize);
-                for i in 0..b - a {
-                    let n = t.nodes[a + i];
+                for (i, &n) in t.nodes(m).iter().enumerate() {
                     if info.seeds_at(i) {
                         list[fill[n as usize] as usize] = Seed { m, c };
                         fill[n as usize] += 1;
@@ -253,27 +287,27 @@ impl MatchTable {
 
     /// Number of matches.
     pub fn len(&self) -> usize {
-        self.constraint.len()
+        self.list.len()
     }
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.constraint.is_empty()
+        self.list.is_empty()
     }
     /// Match `m` as an application.
     pub fn application(&self, m: MatchId) -> Application {
         Application {
-            constraint: self.constraint[m as usize],
-            nodes: SmallVec::from_slice(self.nodes(m)),
+            constraint: self.list.constraint(m),
+            nodes: SmallVec::from_slice(self.list.nodes(m)),
         }
     }
 }
 
 impl Matches for MatchTable {
     fn constraint(&self, m: MatchId) -> ConstraintId {
-        self.constraint[m as usize]
+        self.list.constraint(m)
     }
     fn nodes(&self, m: MatchId) -> &[NodeId] {
-        &self.nodes[self.start[m as usize] as usize..self.start[m as usize + 1] as usize]
+        self.list.nodes(m)
     }
     fn seeded_at(&self, n: NodeId) -> &[Seed] {
         let n = n as usize;
@@ -283,7 +317,7 @@ impl Matches for MatchTable {
         &self.seed_list[self.seed_start[n] as usize..self.seed_start[n + 1] as usize]
     }
     fn match_bound(&self) -> usize {
-        self.constraint.len()
+        self.list.len()
     }
     fn node_bound(&self) -> usize {
         self.node_count
