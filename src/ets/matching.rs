@@ -348,7 +348,7 @@ impl Plan {
 
 /// Binds `var` to `cand` when its type, injectivity, `admit` and the step's link checks allow it
 /// (the variable is left unbound otherwise).
-#[inline]
+#[inline(always)]
 fn bind<H, A>(st: &PlanStep, host: &H, p: &Pattern, asg: &mut [NodeId], var: usize, cand: NodeId, admit: &mut A) -> bool
 where
     H: Host + ?Sized,
