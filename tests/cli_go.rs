@@ -157,3 +157,21 @@ fn classify_timeline_agrees_with_the_classification_of_each_position() {
         }
     }
 }
+
+#[test]
+fn output_into_a_reader_that_stops_early_ends_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = ets()
+        .args(["classify", "examples/go/capture.sgf", "--timeline", "--format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap(); // then the pipe closes
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    child.wait().unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+}
