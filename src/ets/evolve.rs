@@ -312,6 +312,7 @@ pub struct Tracker<'s> {
     /// Per constraint id: the indices (into `classes`) of the classes that use or record it.
     classes_of: Vec<Vec<usize>>,
     instances: Vec<Instance>,
+    parallel: bool,
 }
 
 impl<'s> Tracker<'s> {
@@ -371,7 +372,14 @@ impl<'s> Tracker<'s> {
             classes: states,
             classes_of,
             instances: Vec::new(),
+            parallel: true,
         }
+    }
+
+    /// Whether [`Tracker::advance`] recognises the affected classes in parallel (the default).
+    /// Turn it off when trackers already run side by side on their own threads.
+    pub fn set_parallel(&mut self, parallel: bool) {
+        self.parallel = parallel;
     }
 
     /// The evolving struct.
@@ -489,51 +497,60 @@ impl<'s> Tracker<'s> {
             is_affected[ci] = true;
         }
         let (matches, host, instances) = (&self.matches, &self.host, &self.instances);
-        let per_class: Vec<(usize, Vec<Found>, Vec<usize>)> = self
-            .classes
-            .par_iter_mut()
-            .enumerate()
-            .filter(|(ci, _)| is_affected[*ci])
-            .map(|(ci, st)| {
-                let (seed_matches, old) = match &st.local {
-                    Some((start_only, longest)) => {
-                        local_region(matches, host, st, instances, (start_only, *longest), &changed, &dead)
-                    }
-                    None => component(matches, host, st, &changed, died),
-                };
-                let seeds = start_seeds_in(&st.view, matches, seed_matches);
-                let mut fresh = recognize_from_in(
-                    setting,
-                    st.class,
-                    &st.view,
-                    matches,
-                    &seeds,
-                    Limits::default(),
-                    &mut st.scratch,
-                );
-                // Elements still in formation (the schedule may not end there) are not elements yet.
-                fresh.retain(|f| f.complete);
-                let mut old_by_key: FxHashMap<Vec<MatchId>, usize> = old
-                    .iter()
-                    .map(|&i| {
-                        let mut k = instances[i].found.apps.clone();
-                        k.sort_unstable();
-                        (k, i)
-                    })
-                    .collect();
-                let mut new = Vec::new();
-                for f in fresh {
-                    let mut k = f.apps.clone();
-                    k.sort_unstable();
-                    if old_by_key.remove(&k).is_none() {
-                        new.push(f);
-                    }
+        let redo = |(ci, st): (usize, &mut ClassState)| {
+            let (seed_matches, old) = match &st.local {
+                Some((start_only, longest)) => {
+                    local_region(matches, host, st, instances, (start_only, *longest), &changed, &dead)
                 }
-                let mut gone: Vec<usize> = old_by_key.into_values().collect();
-                gone.sort_unstable();
-                (ci, new, gone)
-            })
-            .collect();
+                None => component(matches, host, st, &changed, died),
+            };
+            let seeds = start_seeds_in(&st.view, matches, seed_matches);
+            let mut fresh = recognize_from_in(
+                setting,
+                st.class,
+                &st.view,
+                matches,
+                &seeds,
+                Limits::default(),
+                &mut st.scratch,
+            );
+            // Elements still in formation (the schedule may not end there) are not elements yet.
+            fresh.retain(|f| f.complete);
+            let mut old_by_key: FxHashMap<Vec<MatchId>, usize> = old
+                .iter()
+                .map(|&i| {
+                    let mut k = instances[i].found.apps.clone();
+                    k.sort_unstable();
+                    (k, i)
+                })
+                .collect();
+            let mut new = Vec::new();
+            for f in fresh {
+                let mut k = f.apps.clone();
+                k.sort_unstable();
+                if old_by_key.remove(&k).is_none() {
+                    new.push(f);
+                }
+            }
+            let mut gone: Vec<usize> = old_by_key.into_values().collect();
+            gone.sort_unstable();
+            (ci, new, gone)
+        };
+        let per_class: Vec<(usize, Vec<Found>, Vec<usize>)> = if self.parallel {
+            self.classes
+                .par_iter_mut()
+                .enumerate()
+                .filter(|(ci, _)| is_affected[*ci])
+                .map(redo)
+                .collect()
+        } else {
+            self.classes
+                .iter_mut()
+                .enumerate()
+                .filter(|(ci, _)| is_affected[*ci])
+                .map(redo)
+                .collect()
+        };
         for (ci, new, gone) in per_class {
             begun.extend(new.into_iter().map(|f| (ci, f)));
             let st = &mut self.classes[ci];

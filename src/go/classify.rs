@@ -390,10 +390,9 @@ pub fn classify_every(
     let mut upper = Vec::new();
     let mut lineage = Vec::new();
     let mut members = Vec::new();
-    // The level below as (born, died) per element, and its applications.
-    let mut trackers: Vec<Tracker> = (1..=top).map(|n| Tracker::new(setting, n)).collect();
-    // Per level: node id in the tracker above of each element/instance of the level below.
-    let mut node_of: Vec<Vec<u32>> = vec![Vec::new(); top as usize];
+    // Level 1 is fed from level 0's lifetimes, position by position; each level above from the
+    // changes of the one below. The levels run as a pipeline, one thread each (a level's tracker
+    // advances to position t while the level below is already at a later one).
     let mut by_born0: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     let mut by_died0: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     for (i, n) in named[0].iter().enumerate() {
@@ -402,59 +401,37 @@ pub fn classify_every(
             by_died0.entry(d).or_default().push(i);
         }
     }
+    // Per level n < top: node id in the tracker of level n+1 of each element/instance of level n.
+    let mut node_of: Vec<Vec<u32>> = Vec::new();
+    let mut trackers: Vec<Tracker> = Vec::new();
     if top >= 1 {
-        node_of[0] = vec![u32::MAX; level0.len()];
-    }
-    for t in 0..=last {
-        if top == 0 {
-            break;
-        }
-        // Level 1 from level 0's lifetimes.
-        let born0 = by_born0.get(&t).cloned().unwrap_or_default();
-        let died0: Vec<u32> = by_died0
-            .get(&t)
-            .map(|v| v.iter().map(|&i| node_of[0][i]).filter(|&x| x != u32::MAX).collect())
-            .unwrap_or_default();
-        let mut next_id = trackers[0].host().len() as u32;
-        let born: Vec<(u32, Vec<(crate::ets::ConstraintId, u32)>)> = born0
-            .iter()
-            .map(|&i| {
-                node_of[0][i] = next_id;
-                next_id += 1;
-                let f = &level0[i];
-                (f.class.0, f.apps.iter().map(|&a| (table0.constraint(a), a)).collect())
-            })
-            .collect();
-        let mut change = trackers[0].advance(t, born, &died0);
-        // Each level above from the one below's changes.
-        for n in 1..top as usize {
-            let (lo, hi) = trackers.split_at_mut(n);
-            let below = &lo[n - 1];
-            if node_of[n].len() < below.instances().len() {
-                node_of[n].resize(below.instances().len(), u32::MAX);
-            }
-            let died: Vec<u32> = change
-                .died
-                .iter()
-                .map(|&i| node_of[n][i])
-                .filter(|&x| x != u32::MAX)
-                .collect();
-            let mut next_id = hi[0].host().len() as u32;
-            let born: Vec<(u32, Vec<(crate::ets::ConstraintId, u32)>)> = change
-                .born
-                .iter()
-                .map(|&i| {
-                    node_of[n][i] = next_id;
-                    next_id += 1;
-                    let f = &below.instances()[i].found;
-                    (
-                        f.class.0,
-                        f.apps.iter().map(|&a| (below.matches().constraint(a), a)).collect(),
-                    )
+        let mut of0 = vec![u32::MAX; level0.len()];
+        let mut next_id = 0u32;
+        let steps0 = (0..=last).map(|t| {
+            let born: Vec<Born> = by_born0
+                .get(&t)
+                .map(|v| {
+                    v.iter()
+                        .map(|&i| {
+                            of0[i] = next_id;
+                            next_id += 1;
+                            let f = &level0[i];
+                            (f.class.0, f.apps.iter().map(|&a| (table0.constraint(a), a)).collect())
+                        })
+                        .collect()
                 })
-                .collect();
-            change = hi[0].advance(t, born, &died);
-        }
+                .unwrap_or_default();
+            let died: Vec<u32> = by_died0
+                .get(&t)
+                .map(|v| v.iter().map(|&i| of0[i]).filter(|&x| x != u32::MAX).collect())
+                .unwrap_or_default();
+            Step { t, born, died }
+        });
+        let steps0: Vec<Step> = steps0.collect();
+        node_of.push(of0);
+        let (ts, ofs) = run_trackers(setting, top, steps0);
+        trackers = ts;
+        node_of.extend(ofs);
     }
     // Names: vertices from the members below (through the node ids), lifetimes per instance.
     for (n, tr) in trackers.iter().enumerate() {
@@ -504,6 +481,84 @@ pub fn classify_every(
         lineage,
         members,
         last,
+    })
+}
+
+/// What begins at one position of a level: its new nodes' types and applications.
+type Born = (u32, Vec<(crate::ets::ConstraintId, u32)>);
+
+/// One position's changes of a level, as the tracker above consumes them.
+struct Step {
+    t: u32,
+    born: Vec<Born>,
+    died: Vec<u32>,
+}
+
+/// Runs the trackers of levels 1..=top over the level-1 changes `steps`, one thread per level
+/// (a pipeline: level n+1 consumes level n's changes as they come). Returns the trackers and, per
+/// level 1..top, the node id in the tracker above of each of its instances.
+fn run_trackers(setting: &Setting, top: u32, steps: Vec<Step>) -> (Vec<Tracker<'_>>, Vec<Vec<u32>>) {
+    use std::sync::mpsc;
+    std::thread::scope(|scope| {
+        let (tx0, mut rx) = mpsc::channel::<Step>();
+        let mut handles = Vec::new();
+        for level in 1..=top {
+            let (tx, next_rx) = mpsc::channel::<Step>();
+            let feed_above = level < top;
+            let input = std::mem::replace(&mut rx, next_rx);
+            handles.push(scope.spawn(move || {
+                let mut tracker = Tracker::new(setting, level);
+                tracker.set_parallel(top == 1);
+                // Node id in the tracker above of each instance of this level.
+                let mut of: Vec<u32> = Vec::new();
+                let mut next_id = 0u32;
+                for Step { t, born, died } in input {
+                    let change = tracker.advance(t, born, &died);
+                    if !feed_above {
+                        continue;
+                    }
+                    if of.len() < tracker.instances().len() {
+                        of.resize(tracker.instances().len(), u32::MAX);
+                    }
+                    let died: Vec<u32> = change.died.iter().map(|&i| of[i]).filter(|&x| x != u32::MAX).collect();
+                    let born: Vec<Born> = change
+                        .born
+                        .iter()
+                        .map(|&i| {
+                            of[i] = next_id;
+                            next_id += 1;
+                            let f = &tracker.instances()[i].found;
+                            (
+                                f.class.0,
+                                f.apps.iter().map(|&a| (tracker.matches().constraint(a), a)).collect(),
+                            )
+                        })
+                        .collect();
+                    // The level above has ended only if this thread panicked; nothing to send to.
+                    let _ = tx.send(Step { t, born, died });
+                }
+                drop(tx);
+                (tracker, of)
+            }));
+        }
+        drop(rx);
+        for s in steps {
+            let _ = tx0.send(s);
+        }
+        drop(tx0);
+        let mut trackers = Vec::new();
+        let mut ofs = Vec::new();
+        for (i, h) in handles.into_iter().enumerate() {
+            let (tr, of) = match h.join() {
+                Ok(x) => x,
+                Err(p) => std::panic::resume_unwind(p),
+            };
+            trackers.push(tr);
+            if (i as u32) + 1 < top {
+                ofs.push(of);
+            }
+        }
+        (trackers, ofs)
     })
 }
 
