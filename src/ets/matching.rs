@@ -148,6 +148,9 @@ struct PlanStep {
     /// Links whose ends are all bound once `var` is (the `via` link of two ends excepted: it
     /// holds by construction).
     checks: SmallVec<[u16; 4]>,
+    /// The variables bound before this step with `var`'s type: the only ones a candidate of the
+    /// right type could coincide with (injectivity).
+    same_type: SmallVec<[u16; 4]>,
 }
 
 /// A compiled search order for one pattern, given which variables the seeds bind: every further
@@ -200,6 +203,10 @@ impl Plan {
             }
             let Some((var, via)) = next else { break };
             let was: Vec<bool> = bound.clone();
+            let same_type = (0..n)
+                .filter(|&v| was[v] && pattern.vars[v].kind == pattern.vars[var].kind)
+                .map(|v| v as u16)
+                .collect();
             bound[var] = true;
             let checks = (0..pattern.links.len())
                 .filter(|&i| {
@@ -213,6 +220,7 @@ impl Plan {
                 var: var as u16,
                 via,
                 checks,
+                same_type,
             });
         }
         Plan {
@@ -354,7 +362,10 @@ where
     H: Host + ?Sized,
     A: FnMut(usize, NodeId) -> bool + ?Sized,
 {
-    if host.node_kind(cand) != p.vars[var].kind || asg.contains(&cand) || !admit(var, cand) {
+    if host.node_kind(cand) != p.vars[var].kind
+        || st.same_type.iter().any(|&v| asg[v as usize] == cand)
+        || !admit(var, cand)
+    {
         return false;
     }
     asg[var] = cand;

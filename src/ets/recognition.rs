@@ -713,14 +713,32 @@ pub fn recognize_from_in<M: Matches + ?Sized>(
 
 /// Drops elements whose applications all lie inside another, larger element of the class.
 fn drop_subsumed(out: &mut Vec<Found>) {
+    if out.len() < 2 {
+        return;
+    }
     let mut first_of: FxHashMap<MatchId, SmallVec<[usize; 1]>> = FxHashMap::default();
     for (i, e) in out.iter().enumerate() {
         first_of.entry(e.apps[0]).or_default().push(i);
+    }
+    // Which ids are some element's first application (a bit per id; checked before the map).
+    let bound = out
+        .iter()
+        .flat_map(|e| e.apps.iter())
+        .copied()
+        .max()
+        .map_or(0, |m| m as usize + 1);
+    let mut is_first = vec![0u64; bound.div_ceil(64)];
+    for e in out.iter() {
+        let a = e.apps[0] as usize;
+        is_first[a / 64] |= 1 << (a % 64);
     }
     // (element, a larger element holding its first application)
     let mut pairs: Vec<(usize, usize)> = Vec::new();
     for (j, e) in out.iter().enumerate() {
         for a in &e.apps {
+            if is_first[*a as usize / 64] & (1 << (*a as usize % 64)) == 0 {
+                continue;
+            }
             if let Some(is) = first_of.get(a) {
                 for &i in is {
                     if i != j && e.apps.len() > out[i].apps.len() {
