@@ -593,3 +593,35 @@ fn groups_agree_with_the_independent_linking_rules() {
 fn the_embedded_alphabet_is_the_recorders() {
     assert_eq!(**setting().alphabet(), *ets::go::record::GoAlphabet::new().alphabet);
 }
+
+#[test]
+fn level_0_recognised_in_one_sweep_equals_batch_recognition() {
+    // Real games, whole histories under full attention and a focused attention: the level-0
+    // elements are the same whether the closure classes are swept or each start match's closure
+    // is computed in turn (`docs/semantics.md`, "Recognising closure classes in one sweep").
+    use ets::ets::recognition::recognize_level_found_with;
+    use ets::go::classify::alphabet_of;
+    use ets::go::record::record;
+    let st = setting();
+    let kinds = alphabet_of(st).unwrap();
+    let mut games: Vec<PathBuf> = files("9x9").into_iter().take(3).collect();
+    games.extend(files("tom-9d/2003-09").into_iter().take(2));
+    games.extend(files("alphago").into_iter().take(1));
+    let mut elements = 0;
+    for f in &games {
+        let r = game(f);
+        for attention in [Attention::Full, Attention::FOCUS] {
+            let opts = RecordOptions {
+                attention,
+                ..RecordOptions::default()
+            };
+            let rec = record(&kinds, &r.positions, &last_moves(&r), opts).unwrap();
+            let (ta, a) = recognize_level_found_with(st, 0, &rec.strukt, false);
+            let (tb, b) = recognize_level_found_with(st, 0, &rec.strukt, true);
+            assert_eq!(ta.len(), tb.len(), "{}", f.display());
+            assert!(a == b, "{} {:?}: the sweep differs from batch", f.display(), attention);
+            elements += a.len();
+        }
+    }
+    assert!(elements > 5_000, "{elements} elements compared");
+}

@@ -27,6 +27,7 @@ pub mod relabel;
 pub mod schedule;
 pub mod setting;
 pub mod structs;
+pub mod sweep;
 
 pub use assembly::assemble;
 pub use element::{Application, Element};

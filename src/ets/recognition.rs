@@ -139,6 +139,21 @@ impl MatchList {
     }
 }
 
+/// A match table's matches in the order derivations are tried, per constraint (see
+/// [`MatchTable::latest_order`]).
+#[derive(Debug, Clone, Default)]
+pub struct LatestOrder {
+    latest: Vec<NodeId>,
+    order: Vec<MatchId>,
+}
+
+impl LatestOrder {
+    /// The latest node of match `m`.
+    pub fn latest_of(&self, m: MatchId) -> NodeId {
+        self.latest[m as usize]
+    }
+}
+
 /// Every match of some constraints in a host, found once (anchored at the rarest variable type),
 /// with the index [`Matches::seeded_at`].
 #[derive(Debug, Clone, Default)]
@@ -280,6 +295,30 @@ impl MatchTable {
         (count, list)
     }
 
+    /// Per match its latest node, and the match ids with each constraint's range put in the order
+    /// derivations are tried (latest node ascending, then the matches' nodes). Classes read their
+    /// start seeds from it with [`start_seeds_ordered`] instead of each sorting its own.
+    pub fn latest_order(&self) -> LatestOrder {
+        let n = self.list.len();
+        let latest: Vec<NodeId> = (0..n as MatchId)
+            .map(|m| self.list.nodes(m).iter().copied().max().unwrap_or(0))
+            .collect();
+        let mut order: Vec<MatchId> = (0..n as MatchId).collect();
+        for r in &self.ranges {
+            let part = &mut order[r.start as usize..r.end as usize];
+            // Anchored matching finds most constraints' matches already in this order.
+            let sorted = part.windows(2).all(|w| latest[w[0] as usize] < latest[w[1] as usize]);
+            if !sorted {
+                part.sort_by(|&a, &b| {
+                    latest[a as usize]
+                        .cmp(&latest[b as usize])
+                        .then_with(|| self.list.nodes(a).cmp(self.list.nodes(b)))
+                });
+            }
+        }
+        LatestOrder { latest, order }
+    }
+
     /// The ids of the matches of constraint `c`.
     pub fn of_constraint(&self, c: ConstraintId) -> std::ops::Range<MatchId> {
         self.ranges.get(c.0 as usize).cloned().unwrap_or(0..0)
@@ -362,7 +401,7 @@ impl Found {
 #[derive(Debug, Clone)]
 pub struct ClassView {
     /// Per constraint id: the sets leaving the schedule's start that hold it.
-    start_sets: Vec<SmallVec<[usize; 2]>>,
+    pub(crate) start_sets: Vec<SmallVec<[usize; 2]>>,
     /// Per constraint id: bit 0 used in some set, bit 1 recorded (`overlaps`).
     uses: Vec<u8>,
     /// Per constraint id: the size of its context part.
@@ -546,6 +585,41 @@ pub fn start_seeds_in<M: Matches + ?Sized>(
         .collect()
 }
 
+/// [`start_seeds_in`] over every match of `table`, merged from its [`MatchTable::latest_order`]
+/// (the same seeds in the same order, without sorting them again).
+pub fn start_seeds_ordered(view: &ClassView, table: &MatchTable, lo: &LatestOrder) -> Vec<(usize, MatchId)> {
+    // One stream per (set, constraint), in that order: a cursor into the constraint's range.
+    let mut streams: Vec<(usize, usize, usize)> = Vec::new();
+    for (c, sets) in view.start_sets.iter().enumerate() {
+        let r = table.of_constraint(ConstraintId(c as u32));
+        for &set in sets {
+            if !r.is_empty() {
+                streams.push((set, r.start as usize, r.end as usize));
+            }
+        }
+    }
+    streams.sort_by_key(|&(set, from, _)| (set, from));
+    let total = streams.iter().map(|&(_, a, b)| b - a).sum();
+    let mut out: Vec<(usize, MatchId)> = Vec::with_capacity(total);
+    loop {
+        // The stream whose next match has the smallest latest node (the first such on ties).
+        let mut best: Option<(NodeId, usize)> = None;
+        for (k, &(_, at, end)) in streams.iter().enumerate() {
+            if at < end {
+                let l = lo.latest[lo.order[at] as usize];
+                if best.is_none_or(|(b, _)| l < b) {
+                    best = Some((l, k));
+                }
+            }
+        }
+        let Some((_, k)) = best else { break };
+        let (set, at, _) = &mut streams[k];
+        out.push((*set, lo.order[*at]));
+        *at += 1;
+    }
+    out
+}
+
 /// Sorts packed seed keys (latest node in the top 32 bits): by counting on the latest node when
 /// the seeds are many beside the nodes (then each node's bucket is sorted on its own, and buckets
 /// are small), by comparison otherwise.
@@ -689,7 +763,13 @@ pub fn recognize_from_in<M: Matches + ?Sized>(
             out.push(e);
         }
     }
-    drop_subsumed(&mut out);
+    finish(&mut out, table);
+    out
+}
+
+/// Drops subsumed elements and puts the rest in their stable order (by nodes, then applications).
+pub(crate) fn finish<M: Matches + ?Sized>(out: &mut Vec<Found>, table: &M) {
+    drop_subsumed(out);
     let app_cmp = |x: MatchId, y: MatchId| {
         table
             .constraint(x)
@@ -708,7 +788,6 @@ pub fn recognize_from_in<M: Matches + ?Sized>(
                 .unwrap_or(x.len().cmp(&y.len()))
         })
     });
-    out
 }
 
 /// Drops elements whose applications all lie inside another, larger element of the class.
@@ -771,7 +850,7 @@ fn drop_subsumed(out: &mut Vec<Found>) {
 }
 
 /// When every set leaving `state` loops back to it, those sets' constraints.
-fn loops_only(setting: &Setting, class: ClassId, state: u32) -> Option<Vec<ConstraintId>> {
+pub(crate) fn loops_only(setting: &Setting, class: ClassId, state: u32) -> Option<Vec<ConstraintId>> {
     let cls = setting.class(class);
     let dfa = cls.dfa();
     let mut cons = Vec::new();
@@ -1100,31 +1179,52 @@ pub fn recognize_level_found<H: Host + Sync + ?Sized>(
     level: u32,
     host: &H,
 ) -> (MatchTable, Vec<Found>) {
+    recognize_level_found_with(setting, level, host, true)
+}
+
+/// [`recognize_level_found`], choosing whether closure classes that meet the conditions are
+/// recognised in one sweep (`sweep`, the default) or all classes in batch (the two give the same
+/// elements; the tests compare them).
+pub fn recognize_level_found_with<H: Host + Sync + ?Sized>(
+    setting: &Setting,
+    level: u32,
+    host: &H,
+    sweep: bool,
+) -> (MatchTable, Vec<Found>) {
     use rayon::prelude::*;
     let mut table = MatchTable::build_unindexed(setting, &level_constraints(setting, level), host);
     let classes = setting.classes_at(level);
-    // The seed index is built while the classes' start seeds are ordered (they need only the matches).
-    let (index, starts): (_, Vec<Vec<(usize, MatchId)>>) = rayon::join(
-        || table.seed_index_of(setting),
-        || {
-            classes
-                .par_iter()
-                .map(|&c| start_seeds(setting, c, &table, start_candidates(setting, c, &table)))
-                .collect()
-        },
+    // Closure classes whose loop matches are forward are recognised in one sweep (see
+    // `super::sweep`); the others in batch, over the seed index.
+    let (sweep_index, order) = rayon::join(
+        || super::sweep::SweepIndex::new(setting, &table),
+        || table.latest_order(),
     );
-    table.set_seed_index(index);
+    let swept: Vec<bool> = classes
+        .iter()
+        .map(|&c| sweep && super::sweep::eligible(setting, c, &sweep_index))
+        .collect();
+    if swept.iter().any(|&s| !s) {
+        let index = table.seed_index_of(setting);
+        table.set_seed_index(index);
+    }
     // One scratch per worker thread (sized once to the table), not per class.
     let pool: Vec<std::sync::Mutex<Scratch>> = (0..rayon::current_num_threads().max(1))
         .map(|_| std::sync::Mutex::new(Scratch::default()))
         .collect();
     let per: Vec<Vec<Found>> = classes
         .par_iter()
-        .zip(&starts)
-        .map(|(&c, seeds)| {
+        .zip(&swept)
+        .map(|(&c, &by_sweep)| {
+            let view = ClassView::new(setting, c);
+            let seeds = start_seeds_ordered(&view, &table, &order);
+            if by_sweep && let Some(mut out) = super::sweep::sweep(setting, c, &table, &sweep_index, &order, &seeds) {
+                finish(&mut out, &table);
+                return out;
+            }
             let slot = rayon::current_thread_index().unwrap_or(0) % pool.len();
             let mut scratch = pool[slot].lock().unwrap_or_else(|e| e.into_inner());
-            recognize_from(setting, c, &table, seeds, Limits::default(), &mut scratch)
+            recognize_from_in(setting, c, &view, &table, &seeds, Limits::default(), &mut scratch)
         })
         .collect();
     (table, per.into_iter().flatten().collect())

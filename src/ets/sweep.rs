@@ -1,0 +1,410 @@
+//! Recognition of closure classes in one sweep over the nodes, in id order (§3.4.1.2, §5.3.2.1).
+//!
+//! A *closure class* is one whose every derivation, after its first application, only applies
+//! "any applicable constraint, repeatedly" (`A+`, `A, B*`, a single step): its element from a start
+//! match is the least set of nodes holding the match and closed under the loop constraints' matches
+//! whose context lies inside (see [`super::recognition`]). The batch recogniser computes that closure
+//! for each start match in turn, each one over the whole host; this module computes all of them
+//! at once, moving through the node ids once, so that what is touched at any moment lies near the
+//! sweep (a few layers of a temporal struct, not the whole history).
+//!
+//! It gives the same elements as the batch recogniser when, besides the class being a closure
+//! class, every match of every loop constraint has a context part and every one of its other
+//! nodes has a larger id than every context node ("forward" matches: in a struct built in time
+//! order, the context precedes what it brings in). Then:
+//! - a node joins an element only while the sweep is still before it, so when the sweep reaches
+//!   node `x` the element's nodes up to `x` are final;
+//! - a loop match is tested once per element, when the element's sweep reaches the match's last
+//!   context node (its other context nodes are then final), and a recorded match once, at its last
+//!   node;
+//! - start matches are taken in the batch order (latest node first, …); when one comes up, every
+//!   element begun before it is final up to its latest node, so whether the match already belongs
+//!   to one of them (it is then "covered" and begins nothing) is known; an element that begins
+//!   catches up on its nodes before the sweep in node order.
+//!
+//! [`eligible`] checks these conditions on a match table; [`super::recognition::recognize_level_found`]
+//! sweeps the classes that meet them and recognises the others in batch. `docs/semantics.md`
+//! ("Recognising closure classes in one sweep") records the argument.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use super::recognition::{ConstraintInfo, Found, LatestOrder, MatchId, MatchTable, Matches, Seed, loops_only};
+use super::setting::{ClassId, ConstraintId, Setting};
+use super::structs::NodeId;
+
+const NIL: u32 = u32::MAX;
+
+/// Matches by the node at which a sweep looks at them: a loop match at its last context node, a
+/// recorded match at its last node. Built once per table, shared by every class.
+#[derive(Debug, Clone, Default)]
+pub struct SweepIndex {
+    ctx_start: Vec<u32>,
+    ctx_list: Vec<Seed>,
+    all_start: Vec<u32>,
+    all_list: Vec<Seed>,
+    /// Per constraint id: whether every match is forward (it has a context part, and every other
+    /// node comes after every context node).
+    forward: Vec<bool>,
+    infos: Vec<Option<ConstraintInfo>>,
+}
+
+impl SweepIndex {
+    /// The index of `table`'s matches.
+    pub fn new(setting: &Setting, table: &MatchTable) -> Self {
+        let nc = setting.constraints().len();
+        let infos: Vec<Option<ConstraintInfo>> = (0..nc)
+            .map(|c| {
+                let c = ConstraintId(c as u32);
+                (!table.of_constraint(c).is_empty()).then(|| ConstraintInfo::of(setting, c))
+            })
+            .collect();
+        let mut forward = vec![true; nc];
+        let n = table.len();
+        // Per match: its last context node (NIL without context) and its last node.
+        let mut last_ctx = vec![NIL; n];
+        let mut last = vec![0 as NodeId; n];
+        for (c, info) in infos.iter().enumerate() {
+            let Some(info) = info else { continue };
+            if info.context_len == 0 {
+                forward[c] = false;
+            }
+            for m in table.of_constraint(ConstraintId(c as u32)) {
+                let nodes = table.nodes(m);
+                let (mut hi_ctx, mut lo_body, mut hi) = (0, NIL, 0);
+                for (&x, &is_ctx) in nodes.iter().zip(&info.context) {
+                    hi = hi.max(x);
+                    if is_ctx {
+                        hi_ctx = hi_ctx.max(x);
+                    } else {
+                        lo_body = lo_body.min(x);
+                    }
+                }
+                last[m as usize] = hi;
+                if info.context_len > 0 {
+                    last_ctx[m as usize] = hi_ctx;
+                    if lo_body != NIL && lo_body <= hi_ctx {
+                        forward[c] = false;
+                    }
+                }
+            }
+        }
+        let bound = table.node_bound();
+        let csr = |key: &dyn Fn(usize) -> u32| -> (Vec<u32>, Vec<Seed>) {
+            let mut start = vec![0u32; bound + 1];
+            for m in 0..n {
+                let k = key(m);
+                if k != NIL {
+                    start[k as usize + 1] += 1;
+                }
+            }
+            for i in 1..start.len() {
+                start[i] += start[i - 1];
+            }
+            let mut fill = start.clone();
+            let blank = Seed {
+                m: 0,
+                c: ConstraintId(0),
+            };
+            let mut list = vec![blank; *start.last().unwrap_or(&0) as usize];
+            for m in 0..n {
+                let k = key(m);
+                if k != NIL {
+                    let at = &mut fill[k as usize];
+                    list[*at as usize] = Seed {
+                        m: m as MatchId,
+                        c: table.constraint(m as MatchId),
+                    };
+                    *at += 1;
+                }
+            }
+            (start, list)
+        };
+        let ((ctx_start, ctx_list), (all_start, all_list)) =
+            rayon::join(|| csr(&|m| last_ctx[m]), || csr(&|m| last[m]));
+        SweepIndex {
+            ctx_start,
+            ctx_list,
+            all_start,
+            all_list,
+            forward,
+            infos,
+        }
+    }
+
+    fn at_last_context(&self, x: NodeId) -> &[Seed] {
+        let x = x as usize;
+        &self.ctx_list[self.ctx_start[x] as usize..self.ctx_start[x + 1] as usize]
+    }
+
+    fn at_last(&self, x: NodeId) -> &[Seed] {
+        let x = x as usize;
+        &self.all_list[self.all_start[x] as usize..self.all_start[x + 1] as usize]
+    }
+}
+
+/// Per schedule state a derivation may be in after its first step: the loop constraints (a mask
+/// over constraint ids) and the recorded constraints that are not among them.
+struct StateMasks {
+    state: u32,
+    in_loop: Vec<bool>,
+    recorded_only: Vec<bool>,
+}
+
+/// The loop masks of `class`'s first-step states, when it is a closure class whose loop matches
+/// are all forward in the index (see the module's conditions); `None` otherwise.
+fn masks(setting: &Setting, class: ClassId, index: &SweepIndex) -> Option<Vec<StateMasks>> {
+    let cls = setting.class(class);
+    let dfa = cls.dfa();
+    let nc = setting.constraints().len();
+    let mut out: Vec<StateMasks> = Vec::new();
+    for set in dfa.sets_out(dfa.start()) {
+        let Some(state) = dfa.step(dfa.start(), set) else {
+            continue;
+        };
+        if out.iter().any(|s| s.state == state) {
+            continue;
+        }
+        let cons = loops_only(setting, class, state)?;
+        let mut in_loop = vec![false; nc];
+        for c in cons {
+            // A loop constraint without matches cannot break the conditions.
+            if index.infos[c.0 as usize].is_some() && !index.forward[c.0 as usize] {
+                return None;
+            }
+            in_loop[c.0 as usize] = true;
+        }
+        let mut recorded_only = vec![false; nc];
+        for &c in &cls.overlaps {
+            if !in_loop[c.0 as usize] {
+                recorded_only[c.0 as usize] = true;
+            }
+        }
+        out.push(StateMasks {
+            state,
+            in_loop,
+            recorded_only,
+        });
+    }
+    Some(out)
+}
+
+/// Whether `class` can be recognised by [`sweep`] over the table `index` was built from.
+pub fn eligible(setting: &Setting, class: ClassId, index: &SweepIndex) -> bool {
+    masks(setting, class, index).is_some()
+}
+
+struct Elem {
+    seed: MatchId,
+    mask: usize,
+    nodes: Vec<NodeId>,
+    apps: Vec<MatchId>,
+}
+
+/// Membership of nodes in the elements being built: per node, a list of elements.
+struct Members {
+    head: Vec<u32>,
+    /// (element, next entry).
+    entries: Vec<(u32, u32)>,
+}
+
+impl Members {
+    fn has(&self, x: NodeId, e: u32) -> bool {
+        let mut k = self.head[x as usize];
+        while k != NIL {
+            let (f, next) = self.entries[k as usize];
+            if f == e {
+                return true;
+            }
+            k = next;
+        }
+        false
+    }
+    fn add(&mut self, x: NodeId, e: u32) {
+        let k = self.entries.len() as u32;
+        self.entries.push((e, self.head[x as usize]));
+        self.head[x as usize] = k;
+    }
+}
+
+struct Sweep<'a> {
+    table: &'a MatchTable,
+    index: &'a SweepIndex,
+    masks: &'a [StateMasks],
+    members: Members,
+    elems: Vec<Elem>,
+    /// Nodes before the sweep that an element begun at the sweep still has to look at.
+    behind: BinaryHeap<Reverse<NodeId>>,
+}
+
+impl Sweep<'_> {
+    /// Node `x` joins element `e` (the sweep being at `at`).
+    fn join(&mut self, e: u32, x: NodeId, at: NodeId) {
+        if self.members.has(x, e) {
+            return;
+        }
+        self.members.add(x, e);
+        self.elems[e as usize].nodes.push(x);
+        if x < at {
+            self.behind.push(Reverse(x));
+        }
+    }
+
+    /// Element `e` looks at its node `x`: the loop matches whose last context node is `x`, and the
+    /// recorded matches whose last node is `x`.
+    fn visit(&mut self, e: u32, x: NodeId, at: NodeId) {
+        let (seed, mask) = {
+            let el = &self.elems[e as usize];
+            (el.seed, &self.masks[el.mask])
+        };
+        let (table, index) = (self.table, self.index);
+        for &Seed { m, c } in index.at_last_context(x) {
+            if !mask.in_loop[c.0 as usize] || m == seed {
+                continue;
+            }
+            let Some(info) = &index.infos[c.0 as usize] else {
+                continue;
+            };
+            let nodes = table.nodes(m);
+            let inside = nodes
+                .iter()
+                .zip(&info.context)
+                .all(|(&y, &is_ctx)| !is_ctx || y == x || self.members.has(y, e));
+            if inside {
+                self.elems[e as usize].apps.push(m);
+                for &y in nodes {
+                    self.join(e, y, at);
+                }
+            }
+        }
+        for &Seed { m, c } in index.at_last(x) {
+            if !mask.recorded_only[c.0 as usize] || m == seed {
+                continue;
+            }
+            if table.nodes(m).iter().all(|&y| y == x || self.members.has(y, e)) {
+                self.elems[e as usize].apps.push(m);
+            }
+        }
+    }
+
+    /// Whether start match `s` already belongs to an element: as a loop match (its context inside),
+    /// as a recorded match (wholly inside), or as the start of one begun at this node.
+    fn covered(&self, s: MatchId, begun_here: &[MatchId]) -> bool {
+        if begun_here.contains(&s) {
+            return true;
+        }
+        let c = self.table.constraint(s).0 as usize;
+        let nodes = self.table.nodes(s);
+        let Some(info) = &self.index.infos[c] else { return false };
+        // Either way of belonging puts the first context node (or, without context, the first
+        // node) inside: the elements holding it are the candidates.
+        let probe = info.context.iter().position(|&b| b).unwrap_or(0);
+        let Some(&first) = nodes.get(probe) else { return false };
+        let mut k = self.members.head[first as usize];
+        while k != NIL {
+            let (e, next) = self.members.entries[k as usize];
+            k = next;
+            let mask = &self.masks[self.elems[e as usize].mask];
+            if mask.in_loop[c]
+                && nodes
+                    .iter()
+                    .zip(&info.context)
+                    .all(|(&y, &is_ctx)| !is_ctx || self.members.has(y, e))
+            {
+                return true;
+            }
+            if mask.recorded_only[c] && nodes.iter().all(|&y| self.members.has(y, e)) {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// Recognises `class` (a closure class meeting the conditions: see [`eligible`]) in one sweep over
+/// the table, from its start seeds in batch order (see
+/// [`super::recognition::start_seeds_ordered`]). Returns the elements as the batch recogniser
+/// returns them, subsumed ones included (the caller finishes both alike). `None` when the class
+/// does not meet the conditions.
+pub fn sweep(
+    setting: &Setting,
+    class: ClassId,
+    table: &MatchTable,
+    index: &SweepIndex,
+    order: &LatestOrder,
+    seeds: &[(usize, MatchId)],
+) -> Option<Vec<Found>> {
+    let masks = masks(setting, class, index)?;
+    let cls = setting.class(class);
+    let dfa = cls.dfa();
+    let bound = table.node_bound();
+    let mut sw = Sweep {
+        table,
+        index,
+        masks: &masks,
+        members: Members {
+            head: vec![NIL; bound],
+            entries: Vec::new(),
+        },
+        elems: Vec::new(),
+        behind: BinaryHeap::new(),
+    };
+    let mut si = 0;
+    let mut begun_here: Vec<MatchId> = Vec::new();
+    for at in 0..bound as NodeId {
+        // 1. Start matches whose latest node is here, in batch order.
+        begun_here.clear();
+        while si < seeds.len() && order.latest_of(seeds[si].1) == at {
+            let (set, s) = seeds[si];
+            si += 1;
+            if sw.covered(s, &begun_here) {
+                continue;
+            }
+            let Some(state) = dfa.step(dfa.start(), set) else {
+                continue;
+            };
+            let Some(mask) = masks.iter().position(|m| m.state == state) else {
+                continue;
+            };
+            let e = sw.elems.len() as u32;
+            sw.elems.push(Elem {
+                seed: s,
+                mask,
+                nodes: Vec::new(),
+                apps: vec![s],
+            });
+            begun_here.push(s);
+            for &y in table.nodes(s) {
+                sw.join(e, y, at);
+            }
+            // Catch up on the element's nodes before the sweep, in order.
+            while let Some(Reverse(x)) = sw.behind.pop() {
+                sw.visit(e, x, at);
+            }
+        }
+        // 2. Every element holding this node looks at it (what joins now lies after it).
+        let mut k = sw.members.head[at as usize];
+        while k != NIL {
+            let (e, next) = sw.members.entries[k as usize];
+            k = next;
+            sw.visit(e, at, at);
+        }
+    }
+    let out = sw
+        .elems
+        .into_iter()
+        .map(|el| {
+            let mut nodes = el.nodes;
+            nodes.sort_unstable();
+            let mut apps = el.apps;
+            apps[1..].sort_unstable();
+            Found {
+                class,
+                nodes,
+                apps,
+                complete: dfa.accepts(masks[el.mask].state),
+            }
+        })
+        .collect();
+    Some(out)
+}
