@@ -13,7 +13,8 @@ fn main() {
     let last: Vec<_> = std::iter::once(None).chain(r.moves.iter().map(|m| m.point)).collect();
     let kinds = alphabet_of(&st).unwrap();
     if std::env::var_os("ONCE").is_some() {
-        let w = classify_every(&st, &r.positions, &last, RecordOptions::default(), None).unwrap();
+        let top = std::env::var("TOP").ok().and_then(|v| v.parse().ok());
+        let w = classify_every(&st, &r.positions, &last, RecordOptions::default(), top).unwrap();
         println!("{:?}", w.named.iter().map(|v| v.len()).collect::<Vec<_>>());
         return;
     }

@@ -52,7 +52,9 @@ pub struct LiveLevel {
     by_kind: Vec<Vec<NodeId>>,
     alive: Vec<bool>,
     links: Vec<LiveCel>,
-    incident: Vec<SmallVec<[u32; 6]>>,
+    /// Per node: its links, each with its constraint (so that a look for one constraint reads no
+    /// other link).
+    incident: Vec<SmallVec<[(ConstraintId, u32); 6]>>,
     /// Per application key of the level below: `NONE`, the first holder, or `LINK | link`.
     holder: Vec<u32>,
     /// Links by constraint and (ascending) members: applications shared by the same elements
@@ -127,7 +129,7 @@ impl LiveLevel {
             }
         }
         for &m in &members {
-            self.incident[m as usize].push(li);
+            self.incident[m as usize].push((constraint, li));
         }
         self.links.push(LiveCel { constraint, members });
         li
@@ -154,7 +156,13 @@ impl LiveLevel {
     }
     /// The links incident to `n`.
     pub fn incident(&self, n: NodeId) -> impl Iterator<Item = &LiveCel> {
-        self.incident[n as usize].iter().map(|&i| &self.links[i as usize])
+        self.incident[n as usize].iter().map(|&(_, i)| &self.links[i as usize])
+    }
+    /// Whether `n` has a link of constraint `c`.
+    pub fn has_link(&self, n: NodeId, c: ConstraintId) -> bool {
+        self.incident
+            .get(n as usize)
+            .is_some_and(|v| v.iter().any(|&(lc, _)| lc == c))
     }
 }
 
@@ -169,9 +177,8 @@ impl Host for LiveLevel {
         self.by_kind.get(kind as usize).map(|v| v.as_slice()).unwrap_or(&[])
     }
     fn partners(&self, n: NodeId, label: LinkLabel, _role: u8, _other: u8, out: &mut Vec<NodeId>) {
-        let link = |li: u32| {
-            let l = &self.links[li as usize];
-            (l.constraint, l.members.as_slice())
+        let link = |(lc, li): (ConstraintId, u32), c: ConstraintId| {
+            (lc == c).then(|| self.links[li as usize].members.as_slice())
         };
         cel_partners(
             &self.incident[n as usize],
@@ -183,9 +190,8 @@ impl Host for LiveLevel {
         );
     }
     fn linked(&self, label: LinkLabel, ends: &[(NodeId, u8)]) -> bool {
-        let link = |li: u32| {
-            let l = &self.links[li as usize];
-            (l.constraint, l.members.as_slice())
+        let link = |(lc, li): (ConstraintId, u32), c: ConstraintId| {
+            (lc == c).then(|| self.links[li as usize].members.as_slice())
         };
         ends.first()
             .is_some_and(|&(first, _)| cel_linked(&self.incident[first as usize], link, label, ends))
@@ -442,6 +448,12 @@ impl<'s> Tracker<'s> {
             };
             for &(c, pi) in list {
                 let p = &setting.constraint(c).pattern;
+                // Most plans fail at once: the new node has no link of the first step's constraint.
+                if let Some(LinkLabel::Cel(fc)) = self.plans[pi].first_link(p)
+                    && !self.host.has_link(n, fc)
+                {
+                    continue;
+                }
                 let k = p.vars.len();
                 let host = &self.host;
                 let found = &mut self.found;

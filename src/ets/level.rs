@@ -157,16 +157,16 @@ impl Host for LevelStruct {
         self.by_kind.get(kind as usize).map(|v| v.as_slice()).unwrap_or(&[])
     }
     fn partners(&self, n: NodeId, label: LinkLabel, _role: u8, _other: u8, out: &mut Vec<NodeId>) {
-        let link = |li: u32| {
+        let link = |li: u32, c: ConstraintId| {
             let l = &self.links[li as usize];
-            (l.constraint, l.members.as_slice())
+            (l.constraint == c).then_some(l.members.as_slice())
         };
         cel_partners(&self.incident[n as usize], link, n, label, |_| true, out);
     }
     fn linked(&self, label: LinkLabel, ends: &[(NodeId, u8)]) -> bool {
-        let link = |li: u32| {
+        let link = |li: u32, c: ConstraintId| {
             let l = &self.links[li as usize];
-            (l.constraint, l.members.as_slice())
+            (l.constraint == c).then_some(l.members.as_slice())
         };
         ends.first()
             .is_some_and(|&(first, _)| cel_linked(&self.incident[first as usize], link, label, ends))
@@ -174,11 +174,12 @@ impl Host for LevelStruct {
 }
 
 /// [`Host::partners`] over class element links: the other members of the links of `label`'s
-/// constraint among `incident` (the links of `n`, read through `link`), those `keep` admits,
+/// constraint among `incident` (the links of `n`; `link` gives a link's members when it is of the
+/// constraint asked), those `keep` admits,
 /// ascending and distinct. Shared by every level-n struct.
-pub(crate) fn cel_partners<'a>(
-    incident: &[u32],
-    link: impl Fn(u32) -> (ConstraintId, &'a [NodeId]),
+pub(crate) fn cel_partners<'a, I: Copy>(
+    incident: &[I],
+    link: impl Fn(I, ConstraintId) -> Option<&'a [NodeId]>,
     n: NodeId,
     label: LinkLabel,
     keep: impl Fn(NodeId) -> bool,
@@ -187,8 +188,7 @@ pub(crate) fn cel_partners<'a>(
     let LinkLabel::Cel(c) = label else { return };
     let start = out.len();
     for &li in incident {
-        let (lc, members) = link(li);
-        if lc == c {
+        if let Some(members) = link(li, c) {
             out.extend(members.iter().copied().filter(|&m| m != n && keep(m)));
         }
     }
@@ -197,17 +197,16 @@ pub(crate) fn cel_partners<'a>(
 
 /// [`Host::linked`] over class element links: whether one link of `label`'s constraint among
 /// `incident` (the links of the first end) holds every end.
-pub(crate) fn cel_linked<'a>(
-    incident: &[u32],
-    link: impl Fn(u32) -> (ConstraintId, &'a [NodeId]),
+pub(crate) fn cel_linked<'a, I: Copy>(
+    incident: &[I],
+    link: impl Fn(I, ConstraintId) -> Option<&'a [NodeId]>,
     label: LinkLabel,
     ends: &[(NodeId, u8)],
 ) -> bool {
     let LinkLabel::Cel(c) = label else { return false };
-    incident.iter().any(|&li| {
-        let (lc, members) = link(li);
-        lc == c && ends.iter().all(|(m, _)| members.contains(m))
-    })
+    incident
+        .iter()
+        .any(|&li| link(li, c).is_some_and(|members| ends.iter().all(|(m, _)| members.contains(m))))
 }
 
 impl Workspace for LevelStruct {

@@ -231,6 +231,13 @@ impl Plan {
         }
     }
 
+    /// The label of the link the first step follows from a seeded variable, if it follows one: a
+    /// seed without a partner along it matches nothing (a host can tell that cheaply).
+    pub fn first_link(&self, pattern: &Pattern) -> Option<LinkLabel> {
+        let (li, ..) = self.steps.first()?.via?;
+        Some(pattern.links[li as usize].label)
+    }
+
     /// Calls `found` with every match of `pattern` (the one this plan was compiled for) that binds
     /// the seeded variables to `nodes` (in the order they were given to [`Plan::compile`]).
     /// `scratch` is reused across runs (many runs of one plan allocate nothing).

@@ -108,6 +108,12 @@ pub struct MatchList {
 }
 
 impl MatchList {
+    /// Reserves room for `matches` more matches holding `nodes` more nodes in all.
+    pub fn reserve(&mut self, matches: usize, nodes: usize) {
+        self.constraint.reserve(matches);
+        self.start.reserve(matches + 1);
+        self.nodes.reserve(nodes);
+    }
     /// Appends a match; returns its id.
     pub fn push(&mut self, c: ConstraintId, nodes: &[NodeId]) -> MatchId {
         if self.start.is_empty() {
@@ -217,6 +223,12 @@ impl MatchTable {
             ranges: vec![0..0; setting.constraints().len()],
             ..Default::default()
         };
+        let (mut total, mut count) = (0, 0);
+        for (&c, flat) in cons.iter().zip(&per) {
+            total += flat.len();
+            count += flat.len() / setting.constraint(c).pattern.vars.len().max(1);
+        }
+        t.list.reserve(count, total);
         let mut infos = Vec::with_capacity(cons.len());
         for (&c, flat) in cons.iter().zip(&per) {
             let k = setting.constraint(c).pattern.vars.len();
@@ -588,36 +600,62 @@ pub fn start_seeds_in<M: Matches + ?Sized>(
 /// [`start_seeds_in`] over every match of `table`, merged from its [`MatchTable::latest_order`]
 /// (the same seeds in the same order, without sorting them again).
 pub fn start_seeds_ordered(view: &ClassView, table: &MatchTable, lo: &LatestOrder) -> Vec<(usize, MatchId)> {
-    // One stream per (set, constraint), in that order: a cursor into the constraint's range.
-    let mut streams: Vec<(usize, usize, usize)> = Vec::new();
-    for (c, sets) in view.start_sets.iter().enumerate() {
-        let r = table.of_constraint(ConstraintId(c as u32));
-        for &set in sets {
-            if !r.is_empty() {
-                streams.push((set, r.start as usize, r.end as usize));
+    SeedMerge::new(view, table, lo).collect()
+}
+
+/// The start seeds of one class in the order derivations are tried, merged as they are read from
+/// a table's [`LatestOrder`]: one stream per (set, constraint), the next seed from the stream whose
+/// next match has the smallest latest node (the first such stream on ties).
+pub struct SeedMerge<'a> {
+    lo: &'a LatestOrder,
+    /// (set, cursor, end) per stream, in (set, constraint) order.
+    streams: SmallVec<[(usize, usize, usize); 8]>,
+}
+
+impl<'a> SeedMerge<'a> {
+    /// The merge of `view`'s start constraints' matches in `table`.
+    pub fn new(view: &ClassView, table: &MatchTable, lo: &'a LatestOrder) -> Self {
+        let mut streams: SmallVec<[(usize, usize, usize); 8]> = SmallVec::new();
+        for (c, sets) in view.start_sets.iter().enumerate() {
+            let r = table.of_constraint(ConstraintId(c as u32));
+            for &set in sets {
+                if !r.is_empty() {
+                    streams.push((set, r.start as usize, r.end as usize));
+                }
             }
         }
+        streams.sort_by_key(|&(set, from, _)| (set, from));
+        SeedMerge { lo, streams }
     }
-    streams.sort_by_key(|&(set, from, _)| (set, from));
-    let total = streams.iter().map(|&(_, a, b)| b - a).sum();
-    let mut out: Vec<(usize, MatchId)> = Vec::with_capacity(total);
-    loop {
-        // The stream whose next match has the smallest latest node (the first such on ties).
+
+    /// The latest node of the next seed, if any.
+    pub fn peek_latest(&self) -> Option<NodeId> {
+        self.streams
+            .iter()
+            .filter(|&&(_, at, end)| at < end)
+            .map(|&(_, at, _)| self.lo.latest[self.lo.order[at] as usize])
+            .min()
+    }
+}
+
+impl Iterator for SeedMerge<'_> {
+    type Item = (usize, MatchId);
+    fn next(&mut self) -> Option<(usize, MatchId)> {
         let mut best: Option<(NodeId, usize)> = None;
-        for (k, &(_, at, end)) in streams.iter().enumerate() {
+        for (k, &(_, at, end)) in self.streams.iter().enumerate() {
             if at < end {
-                let l = lo.latest[lo.order[at] as usize];
+                let l = self.lo.latest[self.lo.order[at] as usize];
                 if best.is_none_or(|(b, _)| l < b) {
                     best = Some((l, k));
                 }
             }
         }
-        let Some((_, k)) = best else { break };
-        let (set, at, _) = &mut streams[k];
-        out.push((*set, lo.order[*at]));
+        let (_, k) = best?;
+        let (set, at, _) = &mut self.streams[k];
+        let m = self.lo.order[*at];
         *at += 1;
+        Some((*set, m))
     }
-    out
 }
 
 /// Sorts packed seed keys (latest node in the top 32 bits): by counting on the latest node when
@@ -1039,9 +1077,9 @@ impl Working {
     }
 
     /// The candidate applications of `c` not yet applied, ascending.
-    fn candidates<M: Matches + ?Sized>(&mut self, t: &M, view: &ClassView, c: ConstraintId) -> Vec<MatchId> {
+    fn candidates<M: Matches + ?Sized>(&mut self, t: &M, view: &ClassView, c: ConstraintId) -> SmallVec<[MatchId; 8]> {
         self.refresh(t, view);
-        let mut out: Vec<MatchId> = self
+        let mut out: SmallVec<[MatchId; 8]> = self
             .pending
             .iter()
             .filter(|s| s.c == c && !self.app_set.contains(s.m))
@@ -1069,8 +1107,8 @@ impl<M: Matches + ?Sized> Explorer<'_, M> {
         let t = self.table;
         loop {
             // 1. Saturate the sets that loop back to the current state.
-            let out_sets: Vec<usize> = dfa.sets_out(state).collect();
-            let mut loop_cons: Vec<ConstraintId> = out_sets
+            let out_sets: SmallVec<[usize; 4]> = dfa.sets_out(state).collect();
+            let mut loop_cons: SmallVec<[ConstraintId; 16]> = out_sets
                 .iter()
                 .filter(|&&s| dfa.step(state, s) == Some(state))
                 .flat_map(|&s| cls.sets[s].constraints.iter().copied())
@@ -1089,8 +1127,8 @@ impl<M: Matches + ?Sized> Explorer<'_, M> {
                 }
             }
             // 2. Steps that leave the current state: branch over every applicable match.
-            let mut options: Vec<(u32, MatchId)> = Vec::new();
-            let mut contained: Vec<MatchId> = Vec::new();
+            let mut options: SmallVec<[(u32, MatchId); 4]> = SmallVec::new();
+            let mut contained: SmallVec<[MatchId; 4]> = SmallVec::new();
             for &s in &out_sets {
                 let Some(target) = dfa.step(state, s) else { continue };
                 if target == state {
@@ -1212,17 +1250,24 @@ pub fn recognize_level_found_with<H: Host + Sync + ?Sized>(
     let pool: Vec<std::sync::Mutex<Scratch>> = (0..rayon::current_num_threads().max(1))
         .map(|_| std::sync::Mutex::new(Scratch::default()))
         .collect();
+    let sweep_pool: Vec<std::sync::Mutex<super::sweep::SweepScratch>> = (0..pool.len())
+        .map(|_| std::sync::Mutex::new(super::sweep::SweepScratch::default()))
+        .collect();
     let per: Vec<Vec<Found>> = classes
         .par_iter()
         .zip(&swept)
         .map(|(&c, &by_sweep)| {
             let view = ClassView::new(setting, c);
-            let seeds = start_seeds_ordered(&view, &table, &order);
-            if by_sweep && let Some(mut out) = super::sweep::sweep(setting, c, &table, &sweep_index, &order, &seeds) {
-                finish(&mut out, &table);
-                return out;
-            }
             let slot = rayon::current_thread_index().unwrap_or(0) % pool.len();
+            if by_sweep {
+                let mut scratch = sweep_pool[slot].lock().unwrap_or_else(|e| e.into_inner());
+                let seeds = SeedMerge::new(&view, &table, &order);
+                if let Some(mut out) = super::sweep::sweep(setting, c, &table, &sweep_index, seeds, &mut scratch) {
+                    finish(&mut out, &table);
+                    return out;
+                }
+            }
+            let seeds = start_seeds_ordered(&view, &table, &order);
             let mut scratch = pool[slot].lock().unwrap_or_else(|e| e.into_inner());
             recognize_from_in(setting, c, &view, &table, &seeds, Limits::default(), &mut scratch)
         })

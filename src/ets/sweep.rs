@@ -29,7 +29,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::recognition::{ConstraintInfo, Found, LatestOrder, MatchId, MatchTable, Matches, Seed, loops_only};
+use super::recognition::{ConstraintInfo, Found, MatchId, MatchTable, Matches, Seed, SeedMerge, loops_only};
 use super::setting::{ClassId, ConstraintId, Setting};
 use super::structs::NodeId;
 
@@ -201,6 +201,13 @@ struct Elem {
     apps: Vec<MatchId>,
 }
 
+/// Reusable space for [`sweep`] (one per worker: sized once to the host, reset per class).
+#[derive(Debug, Default)]
+pub struct SweepScratch {
+    head: Vec<u32>,
+    entries: Vec<(u32, u32)>,
+}
+
 /// Membership of nodes in the elements being built: per node, a list of elements.
 struct Members {
     head: Vec<u32>,
@@ -331,32 +338,34 @@ pub fn sweep(
     class: ClassId,
     table: &MatchTable,
     index: &SweepIndex,
-    order: &LatestOrder,
-    seeds: &[(usize, MatchId)],
+    mut seeds: SeedMerge<'_>,
+    scratch: &mut SweepScratch,
 ) -> Option<Vec<Found>> {
     let masks = masks(setting, class, index)?;
     let cls = setting.class(class);
     let dfa = cls.dfa();
     let bound = table.node_bound();
+    let mut head = std::mem::take(&mut scratch.head);
+    head.clear();
+    head.resize(bound, NIL);
+    let mut entries = std::mem::take(&mut scratch.entries);
+    entries.clear();
     let mut sw = Sweep {
         table,
         index,
         masks: &masks,
-        members: Members {
-            head: vec![NIL; bound],
-            entries: Vec::new(),
-        },
+        members: Members { head, entries },
         elems: Vec::new(),
         behind: BinaryHeap::new(),
     };
-    let mut si = 0;
     let mut begun_here: Vec<MatchId> = Vec::new();
+    let mut next_latest = seeds.peek_latest();
     for at in 0..bound as NodeId {
         // 1. Start matches whose latest node is here, in batch order.
         begun_here.clear();
-        while si < seeds.len() && order.latest_of(seeds[si].1) == at {
-            let (set, s) = seeds[si];
-            si += 1;
+        while next_latest == Some(at) {
+            let Some((set, s)) = seeds.next() else { break };
+            next_latest = seeds.peek_latest();
             if sw.covered(s, &begun_here) {
                 continue;
             }
@@ -390,6 +399,8 @@ pub fn sweep(
             sw.visit(e, at, at);
         }
     }
+    scratch.head = sw.members.head;
+    scratch.entries = sw.members.entries;
     let out = sw
         .elems
         .into_iter()
