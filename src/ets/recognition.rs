@@ -610,6 +610,8 @@ pub struct SeedMerge<'a> {
     lo: &'a LatestOrder,
     /// (set, cursor, end) per stream, in (set, constraint) order.
     streams: SmallVec<[(usize, usize, usize); 8]>,
+    /// The stream holding the next seed, and that seed's latest node.
+    best: Option<(NodeId, usize)>,
 }
 
 impl<'a> SeedMerge<'a> {
@@ -625,22 +627,16 @@ impl<'a> SeedMerge<'a> {
             }
         }
         streams.sort_by_key(|&(set, from, _)| (set, from));
-        SeedMerge { lo, streams }
+        let mut merge = SeedMerge {
+            lo,
+            streams,
+            best: None,
+        };
+        merge.find_best();
+        merge
     }
 
-    /// The latest node of the next seed, if any.
-    pub fn peek_latest(&self) -> Option<NodeId> {
-        self.streams
-            .iter()
-            .filter(|&&(_, at, end)| at < end)
-            .map(|&(_, at, _)| self.lo.latest[self.lo.order[at] as usize])
-            .min()
-    }
-}
-
-impl Iterator for SeedMerge<'_> {
-    type Item = (usize, MatchId);
-    fn next(&mut self) -> Option<(usize, MatchId)> {
+    fn find_best(&mut self) {
         let mut best: Option<(NodeId, usize)> = None;
         for (k, &(_, at, end)) in self.streams.iter().enumerate() {
             if at < end {
@@ -650,11 +646,24 @@ impl Iterator for SeedMerge<'_> {
                 }
             }
         }
-        let (_, k) = best?;
+        self.best = best;
+    }
+
+    /// The latest node of the next seed, if any.
+    pub fn peek_latest(&self) -> Option<NodeId> {
+        self.best.map(|(l, _)| l)
+    }
+}
+
+impl Iterator for SeedMerge<'_> {
+    type Item = (usize, MatchId);
+    fn next(&mut self) -> Option<(usize, MatchId)> {
+        let (_, k) = self.best?;
         let (set, at, _) = &mut self.streams[k];
-        let m = self.lo.order[*at];
+        let out = (*set, self.lo.order[*at]);
         *at += 1;
-        Some((*set, m))
+        self.find_best();
+        Some(out)
     }
 }
 

@@ -26,6 +26,7 @@
 //! sweeps the classes that meet them and recognises the others in batch. `docs/semantics.md`
 //! ("Recognising closure classes in one sweep") records the argument.
 
+use smallvec::SmallVec;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -47,6 +48,8 @@ pub struct SweepIndex {
     /// node comes after every context node).
     forward: Vec<bool>,
     infos: Vec<Option<ConstraintInfo>>,
+    /// Per constraint id: the positions of its context variables.
+    ctx_pos: Vec<SmallVec<[u8; 4]>>,
 }
 
 impl SweepIndex {
@@ -122,6 +125,17 @@ impl SweepIndex {
         };
         let ((ctx_start, ctx_list), (all_start, all_list)) =
             rayon::join(|| csr(&|m| last_ctx[m]), || csr(&|m| last[m]));
+        let ctx_pos = infos
+            .iter()
+            .map(|i| {
+                i.as_ref().map_or_else(SmallVec::new, |i| {
+                    (0..i.context.len())
+                        .filter(|&k| i.context[k])
+                        .map(|k| k as u8)
+                        .collect()
+                })
+            })
+            .collect();
         SweepIndex {
             ctx_start,
             ctx_list,
@@ -129,6 +143,7 @@ impl SweepIndex {
             all_list,
             forward,
             infos,
+            ctx_pos,
         }
     }
 
@@ -269,14 +284,11 @@ impl Sweep<'_> {
             if !mask.in_loop[c.0 as usize] || m == seed {
                 continue;
             }
-            let Some(info) = &index.infos[c.0 as usize] else {
-                continue;
-            };
             let nodes = table.nodes(m);
-            let inside = nodes
-                .iter()
-                .zip(&info.context)
-                .all(|(&y, &is_ctx)| !is_ctx || y == x || self.members.has(y, e));
+            let inside = index.ctx_pos[c.0 as usize].iter().all(|&i| {
+                let y = nodes[i as usize];
+                y == x || self.members.has(y, e)
+            });
             if inside {
                 self.elems[e as usize].apps.push(m);
                 for &y in nodes {
@@ -406,7 +418,7 @@ pub fn sweep(
         .into_iter()
         .map(|el| {
             let mut nodes = el.nodes;
-            nodes.sort_unstable();
+            sort_nearly_sorted(&mut nodes);
             let mut apps = el.apps;
             apps[1..].sort_unstable();
             Found {
@@ -418,4 +430,25 @@ pub fn sweep(
         })
         .collect();
     Some(out)
+}
+
+/// Sorts ids that the sweep added almost in order (each out of place by a few): insertion sort,
+/// handing over to the comparison sort if the ids turn out to be far from order.
+fn sort_nearly_sorted(v: &mut [NodeId]) {
+    let budget = 8 * v.len() + 64;
+    let mut moved = 0usize;
+    for i in 1..v.len() {
+        let x = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1] > x {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = x;
+        moved += i - j;
+        if moved > budget {
+            v.sort_unstable();
+            return;
+        }
+    }
 }
