@@ -231,6 +231,11 @@ impl Plan {
         }
     }
 
+    /// Whether every step follows a link from a bound variable (no step scans a type's nodes).
+    pub fn follows_links_only(&self) -> bool {
+        self.linked_only
+    }
+
     /// The label of the link the first step follows from a seeded variable, if it follows one: a
     /// seed without a partner along it matches nothing (a host can tell that cheaply).
     pub fn first_link(&self, pattern: &Pattern) -> Option<LinkLabel> {

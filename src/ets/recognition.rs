@@ -202,6 +202,11 @@ impl MatchTable {
                     .expect("a variable");
                 let plan = Plan::compile(p, &[anchor], host);
                 let mut scratch = PlanScratch::default();
+                // Room for a match per anchor when each anchor names at most one (reserved, not
+                // touched: no copies as the matches come).
+                if host.single_partner() && plan.follows_links_only() {
+                    flat.reserve(host.nodes_of_kind(p.vars[anchor].kind).len() * p.vars.len());
+                }
                 for &n in host.nodes_of_kind(p.vars[anchor].kind) {
                     let _ = plan.run(
                         host,

@@ -213,7 +213,31 @@ struct Elem {
     seed: MatchId,
     mask: usize,
     nodes: Vec<NodeId>,
-    apps: Vec<MatchId>,
+    /// Its start match.
+    first: MatchId,
+    /// Its other applications, by constraint (a constraint's ids form one range of the table, and
+    /// the sweep finds each one's matches almost in id order).
+    apps: SmallVec<[(ConstraintId, Vec<MatchId>); 4]>,
+}
+
+impl Elem {
+    fn push(&mut self, c: ConstraintId, m: MatchId) {
+        match self.apps.iter_mut().find(|(k, _)| *k == c) {
+            Some((_, v)) => v.push(m),
+            None => self.apps.push((c, vec![m])),
+        }
+    }
+    /// The applications: the start match, then the rest ascending.
+    fn applications(mut self) -> Vec<MatchId> {
+        self.apps.sort_unstable_by_key(|(c, _)| *c);
+        let mut out = Vec::with_capacity(1 + self.apps.iter().map(|(_, v)| v.len()).sum::<usize>());
+        out.push(self.first);
+        for (_, mut v) in self.apps {
+            sort_nearly_sorted(&mut v);
+            out.extend_from_slice(&v);
+        }
+        out
+    }
 }
 
 /// Reusable space for [`sweep`] (one per worker: sized once to the host, reset per class).
@@ -290,7 +314,7 @@ impl Sweep<'_> {
                 y == x || self.members.has(y, e)
             });
             if inside {
-                self.elems[e as usize].apps.push(m);
+                self.elems[e as usize].push(c, m);
                 for &y in nodes {
                     self.join(e, y, at);
                 }
@@ -301,7 +325,7 @@ impl Sweep<'_> {
                 continue;
             }
             if table.nodes(m).iter().all(|&y| y == x || self.members.has(y, e)) {
-                self.elems[e as usize].apps.push(m);
+                self.elems[e as usize].push(c, m);
             }
         }
     }
@@ -392,7 +416,8 @@ pub fn sweep(
                 seed: s,
                 mask,
                 nodes: Vec::new(),
-                apps: vec![s],
+                first: s,
+                apps: SmallVec::new(),
             });
             begun_here.push(s);
             for &y in table.nodes(s) {
@@ -416,16 +441,15 @@ pub fn sweep(
     let out = sw
         .elems
         .into_iter()
-        .map(|el| {
-            let mut nodes = el.nodes;
+        .map(|mut el| {
+            let mut nodes = std::mem::take(&mut el.nodes);
             sort_nearly_sorted(&mut nodes);
-            let mut apps = el.apps;
-            apps[1..].sort_unstable();
+            let complete = dfa.accepts(masks[el.mask].state);
             Found {
                 class,
                 nodes,
-                apps,
-                complete: dfa.accepts(masks[el.mask].state),
+                apps: el.applications(),
+                complete,
             }
         })
         .collect();
