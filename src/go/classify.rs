@@ -427,9 +427,9 @@ pub fn classify_every(
                 .unwrap_or_default();
             Step { t, born, died }
         });
-        let steps0: Vec<Step> = steps0.collect();
-        node_of.push(of0);
+        // Made here as the trackers take them (the first levels begin before the last steps exist).
         let (ts, ofs) = run_trackers(setting, top, steps0);
+        node_of.push(of0);
         trackers = ts;
         node_of.extend(ofs);
     }
@@ -497,7 +497,7 @@ struct Step {
 /// Runs the trackers of levels 1..=top over the level-1 changes `steps`, one thread per level
 /// (a pipeline: level n+1 consumes level n's changes as they come). Returns the trackers and, per
 /// level 1..top, the node id in the tracker above of each of its instances.
-fn run_trackers(setting: &Setting, top: u32, steps: Vec<Step>) -> (Vec<Tracker<'_>>, Vec<Vec<u32>>) {
+fn run_trackers(setting: &Setting, top: u32, steps: impl Iterator<Item = Step>) -> (Vec<Tracker<'_>>, Vec<Vec<u32>>) {
     use std::sync::mpsc;
     std::thread::scope(|scope| {
         let (tx0, mut rx) = mpsc::channel::<Step>();
