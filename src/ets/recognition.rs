@@ -1129,15 +1129,24 @@ impl<M: Matches + ?Sized> Explorer<'_, M> {
                 .collect();
             loop_cons.sort_unstable();
             loop_cons.dedup();
-            loop {
-                let mut grew = false;
-                for &c in &loop_cons {
-                    for app in w.candidates(t, self.view, c) {
+            // Every round applies all the loop matches found so far (one look over the candidates
+            // for all loop constraints at once); the closure does not depend on the order.
+            if !loop_cons.is_empty() {
+                loop {
+                    w.refresh(t, self.view);
+                    let apps: SmallVec<[MatchId; 16]> = w
+                        .pending
+                        .iter()
+                        .filter(|s| loop_cons.contains(&s.c) && !w.app_set.contains(s.m))
+                        .map(|s| s.m)
+                        .collect();
+                    let mut grew = false;
+                    for app in apps {
                         grew |= w.add(t, app);
                     }
-                }
-                if !grew {
-                    break;
+                    if !grew {
+                        break;
+                    }
                 }
             }
             // 2. Steps that leave the current state: branch over every applicable match.
