@@ -154,6 +154,23 @@ pub struct LatestOrder {
 }
 
 impl LatestOrder {
+    /// The order of `table`'s matches given each one's latest node.
+    pub fn from_last(table: &MatchTable, latest: Vec<NodeId>) -> Self {
+        let mut order: Vec<MatchId> = (0..table.list.len() as MatchId).collect();
+        for r in &table.ranges {
+            let part = &mut order[r.start as usize..r.end as usize];
+            // Anchored matching finds most constraints' matches already in this order.
+            let sorted = part.windows(2).all(|w| latest[w[0] as usize] < latest[w[1] as usize]);
+            if !sorted {
+                part.sort_by(|&a, &b| {
+                    latest[a as usize]
+                        .cmp(&latest[b as usize])
+                        .then_with(|| table.list.nodes(a).cmp(table.list.nodes(b)))
+                });
+            }
+        }
+        LatestOrder { latest, order }
+    }
     /// The latest node of match `m`.
     pub fn latest_of(&self, m: MatchId) -> NodeId {
         self.latest[m as usize]
@@ -316,24 +333,10 @@ impl MatchTable {
     /// derivations are tried (latest node ascending, then the matches' nodes). Classes read their
     /// start seeds from it with [`start_seeds_ordered`] instead of each sorting its own.
     pub fn latest_order(&self) -> LatestOrder {
-        let n = self.list.len();
-        let latest: Vec<NodeId> = (0..n as MatchId)
+        let latest: Vec<NodeId> = (0..self.list.len() as MatchId)
             .map(|m| self.list.nodes(m).iter().copied().max().unwrap_or(0))
             .collect();
-        let mut order: Vec<MatchId> = (0..n as MatchId).collect();
-        for r in &self.ranges {
-            let part = &mut order[r.start as usize..r.end as usize];
-            // Anchored matching finds most constraints' matches already in this order.
-            let sorted = part.windows(2).all(|w| latest[w[0] as usize] < latest[w[1] as usize]);
-            if !sorted {
-                part.sort_by(|&a, &b| {
-                    latest[a as usize]
-                        .cmp(&latest[b as usize])
-                        .then_with(|| self.list.nodes(a).cmp(self.list.nodes(b)))
-                });
-            }
-        }
-        LatestOrder { latest, order }
+        LatestOrder::from_last(self, latest)
     }
 
     /// The ids of the matches of constraint `c`.
@@ -1257,10 +1260,7 @@ pub fn recognize_level_found_with<H: Host + Sync + ?Sized>(
     let classes = setting.classes_at(level);
     // Closure classes whose loop matches are forward are recognised in one sweep (see
     // `super::sweep`); the others in batch, over the seed index.
-    let (sweep_index, order) = rayon::join(
-        || super::sweep::SweepIndex::new(setting, &table),
-        || table.latest_order(),
-    );
+    let (sweep_index, order) = super::sweep::SweepIndex::with_order(setting, &table);
     let swept: Vec<bool> = classes
         .iter()
         .map(|&c| sweep && super::sweep::eligible(setting, c, &sweep_index))

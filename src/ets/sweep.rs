@@ -30,7 +30,9 @@ use smallvec::SmallVec;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::recognition::{ConstraintInfo, Found, MatchId, MatchTable, Matches, Seed, SeedMerge, loops_only};
+use super::recognition::{
+    ConstraintInfo, Found, LatestOrder, MatchId, MatchTable, Matches, Seed, SeedMerge, loops_only,
+};
 use super::setting::{ClassId, ConstraintId, Setting};
 use super::structs::NodeId;
 
@@ -55,6 +57,13 @@ pub struct SweepIndex {
 impl SweepIndex {
     /// The index of `table`'s matches.
     pub fn new(setting: &Setting, table: &MatchTable) -> Self {
+        Self::with_order(setting, table).0
+    }
+
+    /// The index of `table`'s matches, and the table's [`LatestOrder`] (both read each match's
+    /// last node; it is found once, constraint by constraint in parallel).
+    pub fn with_order(setting: &Setting, table: &MatchTable) -> (Self, LatestOrder) {
+        use rayon::prelude::*;
         let nc = setting.constraints().len();
         let infos: Vec<Option<ConstraintInfo>> = (0..nc)
             .map(|c| {
@@ -62,35 +71,51 @@ impl SweepIndex {
                 (!table.of_constraint(c).is_empty()).then(|| ConstraintInfo::of(setting, c))
             })
             .collect();
-        let mut forward = vec![true; nc];
         let n = table.len();
-        // Per match: its last context node (NIL without context) and its last node.
-        let mut last_ctx = vec![NIL; n];
-        let mut last = vec![0 as NodeId; n];
-        for (c, info) in infos.iter().enumerate() {
-            let Some(info) = info else { continue };
-            if info.context_len == 0 {
-                forward[c] = false;
-            }
-            for m in table.of_constraint(ConstraintId(c as u32)) {
-                let nodes = table.nodes(m);
-                let (mut hi_ctx, mut lo_body, mut hi) = (0, NIL, 0);
-                for (&x, &is_ctx) in nodes.iter().zip(&info.context) {
-                    hi = hi.max(x);
-                    if is_ctx {
-                        hi_ctx = hi_ctx.max(x);
+        // Per constraint (in id order, as its matches' ids): per match its last context node (NIL
+        // without context) and its last node; and whether every match is forward.
+        let per: Vec<(Vec<NodeId>, Vec<NodeId>, bool)> = infos
+            .par_iter()
+            .enumerate()
+            .map(|(c, info)| {
+                let Some(info) = info else {
+                    return (Vec::new(), Vec::new(), true);
+                };
+                let r = table.of_constraint(ConstraintId(c as u32));
+                let mut forward = info.context_len > 0;
+                let mut last = Vec::with_capacity(r.len());
+                let mut last_ctx = Vec::with_capacity(r.len());
+                for m in r {
+                    let nodes = table.nodes(m);
+                    let (mut hi_ctx, mut lo_body, mut hi) = (0, NIL, 0);
+                    for (&x, &is_ctx) in nodes.iter().zip(&info.context) {
+                        hi = hi.max(x);
+                        if is_ctx {
+                            hi_ctx = hi_ctx.max(x);
+                        } else {
+                            lo_body = lo_body.min(x);
+                        }
+                    }
+                    last.push(hi);
+                    if info.context_len > 0 {
+                        last_ctx.push(hi_ctx);
+                        if lo_body != NIL && lo_body <= hi_ctx {
+                            forward = false;
+                        }
                     } else {
-                        lo_body = lo_body.min(x);
+                        last_ctx.push(NIL);
                     }
                 }
-                last[m as usize] = hi;
-                if info.context_len > 0 {
-                    last_ctx[m as usize] = hi_ctx;
-                    if lo_body != NIL && lo_body <= hi_ctx {
-                        forward[c] = false;
-                    }
-                }
-            }
+                (last, last_ctx, forward)
+            })
+            .collect();
+        let mut forward = vec![true; nc];
+        let mut last: Vec<NodeId> = Vec::with_capacity(n);
+        let mut last_ctx: Vec<NodeId> = Vec::with_capacity(n);
+        for (c, (l, lc, f)) in per.into_iter().enumerate() {
+            forward[c] = f;
+            last.extend_from_slice(&l);
+            last_ctx.extend_from_slice(&lc);
         }
         let bound = table.node_bound();
         let csr = |key: &dyn Fn(usize) -> u32| -> (Vec<u32>, Vec<Seed>) {
@@ -123,8 +148,10 @@ impl SweepIndex {
             }
             (start, list)
         };
-        let ((ctx_start, ctx_list), (all_start, all_list)) =
-            rayon::join(|| csr(&|m| last_ctx[m]), || csr(&|m| last[m]));
+        let (((ctx_start, ctx_list), (all_start, all_list)), order) = rayon::join(
+            || rayon::join(|| csr(&|m| last_ctx[m]), || csr(&|m| last[m])),
+            || LatestOrder::from_last(table, last.clone()),
+        );
         let ctx_pos = infos
             .iter()
             .map(|i| {
@@ -136,15 +163,18 @@ impl SweepIndex {
                 })
             })
             .collect();
-        SweepIndex {
-            ctx_start,
-            ctx_list,
-            all_start,
-            all_list,
-            forward,
-            infos,
-            ctx_pos,
-        }
+        (
+            SweepIndex {
+                ctx_start,
+                ctx_list,
+                all_start,
+                all_list,
+                forward,
+                infos,
+                ctx_pos,
+            },
+            order,
+        )
     }
 
     fn at_last_context(&self, x: NodeId) -> &[Seed] {
