@@ -261,19 +261,22 @@ impl Plan {
         F: FnMut(&[NodeId]) -> ControlFlow<()> + ?Sized,
     {
         let PlanScratch { asg, buf } = scratch;
-        if asg.len() == pattern.vars.len() {
-            asg.fill(UNBOUND);
-        } else {
+        // Every read of `asg` is of a variable bound earlier in this run (seeds, then steps in
+        // order), so what a previous run left there needs no clearing.
+        if asg.len() != pattern.vars.len() {
             asg.clear();
             asg.resize(pattern.vars.len(), UNBOUND);
         }
         buf.clear();
-        for (&v, &n) in self.seeded.iter().zip(nodes) {
+        for (i, (&v, &n)) in self.seeded.iter().zip(nodes).enumerate() {
             let v = v as usize;
             if v >= asg.len() || (n as usize) >= host.node_count() || host.node_kind(n) != pattern.vars[v].kind {
                 return ControlFlow::Continue(());
             }
-            if asg.contains(&n) && asg[v] != n {
+            if self.seeded[..i]
+                .iter()
+                .any(|&w| w as usize != v && asg[w as usize] == n)
+            {
                 return ControlFlow::Continue(());
             }
             if !admit(v, n) {
