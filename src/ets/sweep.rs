@@ -273,20 +273,25 @@ impl Elem {
 /// Reusable space for [`sweep`] (one per worker: sized once to the host, reset per class).
 #[derive(Debug, Default)]
 pub struct SweepScratch {
-    head: Vec<u32>,
+    head: Vec<(u32, u32)>,
     entries: Vec<(u32, u32)>,
 }
 
 /// Membership of nodes in the elements being built: per node, a list of elements.
 struct Members {
-    head: Vec<u32>,
+    /// Per node: the first element holding it (most nodes are held by one element of a class),
+    /// and the list of the others.
+    head: Vec<(u32, u32)>,
     /// (element, next entry).
     entries: Vec<(u32, u32)>,
 }
 
 impl Members {
     fn has(&self, x: NodeId, e: u32) -> bool {
-        let mut k = self.head[x as usize];
+        let (first, mut k) = self.head[x as usize];
+        if first == e {
+            return true;
+        }
         while k != NIL {
             let (f, next) = self.entries[k as usize];
             if f == e {
@@ -297,9 +302,31 @@ impl Members {
         false
     }
     fn add(&mut self, x: NodeId, e: u32) {
+        let h = &mut self.head[x as usize];
+        if h.0 == NIL {
+            h.0 = e;
+            return;
+        }
         let k = self.entries.len() as u32;
-        self.entries.push((e, self.head[x as usize]));
-        self.head[x as usize] = k;
+        self.entries.push((e, h.1));
+        h.1 = k;
+    }
+    /// The next element holding `x` (the first, then the others), if any; `cursor` (None to
+    /// begin) keeps the place.
+    fn next_of(&self, x: NodeId, cursor: &mut Option<u32>) -> Option<u32> {
+        match *cursor {
+            None => {
+                let (first, rest) = self.head[x as usize];
+                *cursor = Some(rest);
+                if first != NIL { Some(first) } else { None }
+            }
+            Some(k) if k != NIL => {
+                let (e, next) = self.entries[k as usize];
+                *cursor = Some(next);
+                Some(e)
+            }
+            Some(_) => None,
+        }
     }
 }
 
@@ -373,10 +400,8 @@ impl Sweep<'_> {
         // node) inside: the elements holding it are the candidates.
         let probe = info.context.iter().position(|&b| b).unwrap_or(0);
         let Some(&first) = nodes.get(probe) else { return false };
-        let mut k = self.members.head[first as usize];
-        while k != NIL {
-            let (e, next) = self.members.entries[k as usize];
-            k = next;
+        let mut cursor = None;
+        while let Some(e) = self.members.next_of(first, &mut cursor) {
             let mask = &self.masks[self.elems[e as usize].mask];
             if mask.in_loop[c]
                 && nodes
@@ -413,7 +438,7 @@ pub fn sweep(
     let bound = table.node_bound();
     let mut head = std::mem::take(&mut scratch.head);
     head.clear();
-    head.resize(bound, NIL);
+    head.resize(bound, (NIL, NIL));
     let mut entries = std::mem::take(&mut scratch.entries);
     entries.clear();
     let mut sw = Sweep {
@@ -459,10 +484,8 @@ pub fn sweep(
             }
         }
         // 2. Every element holding this node looks at it (what joins now lies after it).
-        let mut k = sw.members.head[at as usize];
-        while k != NIL {
-            let (e, next) = sw.members.entries[k as usize];
-            k = next;
+        let mut cursor = None;
+        while let Some(e) = sw.members.next_of(at, &mut cursor) {
             sw.visit(e, at, at);
         }
     }
