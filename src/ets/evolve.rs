@@ -250,8 +250,19 @@ pub struct Change {
     pub died: Vec<usize>,
 }
 
+/// Reusable space for [`local_region`] and [`component`] (cleared, not freed, between steps).
+#[derive(Default)]
+struct RegionScratch {
+    depth: FxHashMap<NodeId, usize>,
+    queue: std::collections::VecDeque<NodeId>,
+    seen: FxHashSet<MatchId>,
+    nodes: FxHashSet<NodeId>,
+    stack: Vec<NodeId>,
+}
+
 struct ClassState {
     class: ClassId,
+    region: RegionScratch,
     /// Per constraint id: whether the class uses or records it.
     uses: Vec<bool>,
     /// Living instances of the class.
@@ -341,6 +352,7 @@ impl<'s> Tracker<'s> {
             }
             states.push(ClassState {
                 class: c,
+                region: RegionScratch::default(),
                 uses,
                 living: FxHashSet::default(),
                 by_node: FxHashMap::default(),
@@ -510,12 +522,21 @@ impl<'s> Tracker<'s> {
         }
         let (matches, host, instances) = (&self.matches, &self.host, &self.instances);
         let redo = |(ci, st): (usize, &mut ClassState)| {
+            let mut region = std::mem::take(&mut st.region);
             let (seed_matches, old) = match &st.local {
-                Some((start_only, longest)) => {
-                    local_region(matches, host, st, instances, (start_only, *longest), &changed, &dead)
-                }
-                None => component(matches, host, st, &changed, died),
+                Some((start_only, longest)) => local_region(
+                    matches,
+                    host,
+                    st,
+                    instances,
+                    (start_only, *longest),
+                    &changed,
+                    &dead,
+                    &mut region,
+                ),
+                None => component(matches, host, st, &changed, died, &mut region),
             };
+            st.region = region;
             let seeds = start_seeds_in(&st.view, matches, seed_matches);
             let mut fresh = recognize_from_in(
                 setting,
@@ -648,9 +669,12 @@ fn component(
     st: &ClassState,
     changed: &[MatchId],
     died: &[NodeId],
+    scratch: &mut RegionScratch,
 ) -> (Vec<MatchId>, Vec<usize>) {
-    let mut comp: FxHashSet<NodeId> = FxHashSet::default();
-    let mut stack: Vec<NodeId> = Vec::new();
+    let comp = &mut scratch.nodes;
+    comp.clear();
+    let stack = &mut scratch.stack;
+    stack.clear();
     for &m in changed {
         if st.uses[matches.constraint(m).0 as usize] {
             for &x in matches.nodes(m) {
@@ -661,7 +685,8 @@ fn component(
         }
     }
     let mut comp_matches: Vec<MatchId> = Vec::new();
-    let mut seen_m: FxHashSet<MatchId> = FxHashSet::default();
+    let seen_m = &mut scratch.seen;
+    seen_m.clear();
     while let Some(x) = stack.pop() {
         for &m in &matches.touching[x as usize] {
             if !matches.live[m as usize] || !st.uses[matches.constraint(m).0 as usize] || !seen_m.insert(m) {
@@ -692,6 +717,7 @@ fn component(
 /// For a seed-determined class: the start matches within `longest` hops (through matches that are
 /// not start matches) of a changed match's living nodes, ascending; and the class's old elements
 /// started by one of them or holding an ended match.
+#[allow(clippy::too_many_arguments)]
 fn local_region(
     matches: &LiveMatches,
     host: &LiveLevel,
@@ -700,9 +726,12 @@ fn local_region(
     (start_only, longest): (&[bool], usize),
     changed: &[MatchId],
     dead: &FxHashSet<MatchId>,
+    scratch: &mut RegionScratch,
 ) -> (Vec<MatchId>, Vec<usize>) {
-    let mut depth: FxHashMap<NodeId, usize> = FxHashMap::default();
-    let mut queue: std::collections::VecDeque<NodeId> = std::collections::VecDeque::new();
+    let depth = &mut scratch.depth;
+    depth.clear();
+    let queue = &mut scratch.queue;
+    queue.clear();
     let mut old: Vec<usize> = Vec::new();
     for &m in changed {
         if !st.uses[matches.constraint(m).0 as usize] {
@@ -726,7 +755,8 @@ fn local_region(
         }
     }
     let mut seeds: Vec<MatchId> = Vec::new();
-    let mut seen_m: FxHashSet<MatchId> = FxHashSet::default();
+    let seen_m = &mut scratch.seen;
+    seen_m.clear();
     while let Some(x) = queue.pop_front() {
         let d = depth[&x];
         for &m in &matches.touching[x as usize] {
