@@ -1,4 +1,5 @@
-//! Times the phases of classifying every position (ad hoc): `cargo run --release --example phases -- GAME.sgf`.
+//! Times the phases of classifying every position (ad hoc): `cargo run --release --example phases -- GAME.sgf`;
+//! with `ONCE=1`, one whole classification (for callgrind), up to level `TOP` if set.
 use ets::ets::recognition::{Limits, MatchTable, Scratch, level_constraints, recognize_from, start_seeds};
 use ets::go::classify::{alphabet_of, classify_every, embedded_setting};
 use ets::go::game::Replay;

@@ -145,8 +145,9 @@ impl MatchList {
     }
 }
 
-/// A match table's matches in the order derivations are tried, per constraint (see
-/// [`MatchTable::latest_order`]).
+/// A match table's matches in the order derivations are tried, per constraint: each constraint's
+/// match ids by latest node, then by nodes (made by [`super::sweep::SweepIndex::with_order`]).
+/// Classes read their start seeds from it ([`SeedMerge`]) instead of each sorting its own.
 #[derive(Debug, Clone, Default)]
 pub struct LatestOrder {
     latest: Vec<NodeId>,
@@ -171,10 +172,34 @@ impl LatestOrder {
         }
         LatestOrder { latest, order }
     }
-    /// The latest node of match `m`.
-    pub fn latest_of(&self, m: MatchId) -> NodeId {
-        self.latest[m as usize]
+}
+
+/// Seeds grouped by node as compressed rows (row starts per node, then the rows), in the order
+/// `entries` gives them: a counting pass and a filling pass over `entries()`, each `(node, seed)`
+/// with `node < bound`. Shared by the batch seed index and the sweep's indices.
+pub(crate) fn rows_by_node<I: Iterator<Item = (NodeId, Seed)>>(
+    bound: usize,
+    entries: impl Fn() -> I,
+) -> (Vec<u32>, Vec<Seed>) {
+    let mut start = vec![0u32; bound + 1];
+    for (n, _) in entries() {
+        start[n as usize + 1] += 1;
     }
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    let mut fill = start.clone();
+    let blank = Seed {
+        m: 0,
+        c: ConstraintId(0),
+    };
+    let mut list = vec![blank; *start.last().unwrap_or(&0) as usize];
+    for (n, seed) in entries() {
+        let at = &mut fill[n as usize];
+        list[*at as usize] = seed;
+        *at += 1;
+    }
+    (start, list)
 }
 
 /// Every match of some constraints in a host, found once (anchored at the rarest variable type),
@@ -296,47 +321,17 @@ impl MatchTable {
 
     fn seed_index(&self, cons: &[ConstraintId], infos: &[ConstraintInfo]) -> (Vec<u32>, Vec<Seed>) {
         let t = self;
-        // Compressed rows: a counting pass, then a filling pass.
-        let mut count = vec![0u32; t.node_count + 1];
-        for (&c, info) in cons.iter().zip(infos) {
-            for m in t.of_constraint(c) {
-                for (i, &n) in t.nodes(m).iter().enumerate() {
-                    if info.seeds_at(i) {
-                        count[n as usize + 1] += 1;
-                    }
-                }
-            }
-        }
-        for i in 1..count.len() {
-            count[i] += count[i - 1];
-        }
-        let mut fill = count.clone();
-        let blank = Seed {
-            m: 0,
-            c: ConstraintId(0),
-        };
-        let mut list = vec![blank; *count.last().unwrap_or(&0) as usize];
-        for (&c, info) in cons.iter().zip(infos) {
-            for m in t.of_constraint(c) {
-                for (i, &n) in t.nodes(m).iter().enumerate() {
-                    if info.seeds_at(i) {
-                        list[fill[n as usize] as usize] = Seed { m, c };
-                        fill[n as usize] += 1;
-                    }
-                }
-            }
-        }
-        (count, list)
-    }
-
-    /// Per match its latest node, and the match ids with each constraint's range put in the order
-    /// derivations are tried (latest node ascending, then the matches' nodes). Classes read their
-    /// start seeds from it with [`start_seeds_ordered`] instead of each sorting its own.
-    pub fn latest_order(&self) -> LatestOrder {
-        let latest: Vec<NodeId> = (0..self.list.len() as MatchId)
-            .map(|m| self.list.nodes(m).iter().copied().max().unwrap_or(0))
-            .collect();
-        LatestOrder::from_last(self, latest)
+        rows_by_node(t.node_count, || {
+            cons.iter().zip(infos).flat_map(move |(&c, info)| {
+                t.of_constraint(c).flat_map(move |m| {
+                    t.nodes(m)
+                        .iter()
+                        .enumerate()
+                        .filter(|&(i, _)| info.seeds_at(i))
+                        .map(move |(_, &n)| (n, Seed { m, c }))
+                })
+            })
+        })
     }
 
     /// The ids of the matches of constraint `c`.
@@ -605,7 +600,7 @@ pub fn start_seeds_in<M: Matches + ?Sized>(
         .collect()
 }
 
-/// [`start_seeds_in`] over every match of `table`, merged from its [`MatchTable::latest_order`]
+/// [`start_seeds_in`] over every match of `table`, merged from its [`LatestOrder`]
 /// (the same seeds in the same order, without sorting them again).
 pub fn start_seeds_ordered(view: &ClassView, table: &MatchTable, lo: &LatestOrder) -> Vec<(usize, MatchId)> {
     SeedMerge::new(view, table, lo).collect()

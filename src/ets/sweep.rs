@@ -31,7 +31,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::recognition::{
-    ConstraintInfo, Found, LatestOrder, MatchId, MatchTable, Matches, Seed, SeedMerge, loops_only,
+    ConstraintInfo, Found, LatestOrder, MatchId, MatchTable, Matches, Seed, SeedMerge, loops_only, rows_by_node,
 };
 use super::setting::{ClassId, ConstraintId, Setting};
 use super::structs::NodeId;
@@ -118,38 +118,22 @@ impl SweepIndex {
             last_ctx.extend_from_slice(&lc);
         }
         let bound = table.node_bound();
-        let csr = |key: &dyn Fn(usize) -> u32| -> (Vec<u32>, Vec<Seed>) {
-            let mut start = vec![0u32; bound + 1];
-            for m in 0..n {
-                let k = key(m);
-                if k != NIL {
-                    start[k as usize + 1] += 1;
-                }
-            }
-            for i in 1..start.len() {
-                start[i] += start[i - 1];
-            }
-            let mut fill = start.clone();
-            let blank = Seed {
-                m: 0,
-                c: ConstraintId(0),
-            };
-            let mut list = vec![blank; *start.last().unwrap_or(&0) as usize];
-            for m in 0..n {
-                let k = key(m);
-                if k != NIL {
-                    let at = &mut fill[k as usize];
-                    list[*at as usize] = Seed {
-                        m: m as MatchId,
-                        c: table.constraint(m as MatchId),
-                    };
-                    *at += 1;
-                }
-            }
-            (start, list)
+        let csr = |key: &[NodeId]| {
+            rows_by_node(bound, || {
+                key.iter().enumerate().filter(|&(_, &k)| k != NIL).map(|(m, &k)| {
+                    let m = m as MatchId;
+                    (
+                        k,
+                        Seed {
+                            m,
+                            c: table.constraint(m),
+                        },
+                    )
+                })
+            })
         };
         let (((ctx_start, ctx_list), (all_start, all_list)), order) = rayon::join(
-            || rayon::join(|| csr(&|m| last_ctx[m]), || csr(&|m| last[m])),
+            || rayon::join(|| csr(&last_ctx), || csr(&last)),
             || LatestOrder::from_last(table, last.clone()),
         );
         let ctx_pos = infos

@@ -364,7 +364,8 @@ impl Timeline {
 /// Classifies every position of a game, incrementally: level 0 is recognised once in the struct of
 /// the whole history (its elements carry their lifetimes); levels 1..=top are kept by one
 /// [`Tracker`] each, advanced position by position with the level-(n−1) elements that began and
-/// ended there, so each position costs in proportion to what changed (§5.3.2.1).
+/// ended there, so each position costs in proportion to what changed (§5.3.2.1). The trackers run
+/// as a pipeline, one thread per level.
 pub fn classify_every(
     setting: &Setting,
     positions: &[Board],
@@ -405,31 +406,21 @@ pub fn classify_every(
     let mut node_of: Vec<Vec<u32>> = Vec::new();
     let mut trackers: Vec<Tracker> = Vec::new();
     if top >= 1 {
-        let mut of0 = vec![u32::MAX; level0.len()];
-        let mut next_id = 0u32;
+        let mut feed = Feed::default();
         let steps0 = (0..=last).map(|t| {
-            let born: Vec<Born> = by_born0
-                .get(&t)
-                .map(|v| {
-                    v.iter()
-                        .map(|&i| {
-                            of0[i] = next_id;
-                            next_id += 1;
-                            let f = &level0[i];
-                            (f.class.0, f.apps.iter().map(|&a| (table0.constraint(a), a)).collect())
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            let died: Vec<u32> = by_died0
-                .get(&t)
-                .map(|v| v.iter().map(|&i| of0[i]).filter(|&x| x != u32::MAX).collect())
-                .unwrap_or_default();
-            Step { t, born, died }
+            let none = Vec::new();
+            let born = by_born0.get(&t).unwrap_or(&none).iter().map(|&i| {
+                let f = &level0[i];
+                (
+                    i,
+                    (f.class.0, f.apps.iter().map(|&a| (table0.constraint(a), a)).collect()),
+                )
+            });
+            feed.step(t, born, by_died0.get(&t).unwrap_or(&none))
         });
         // Made here as the trackers take them (the first levels begin before the last steps exist).
         let (ts, ofs) = run_trackers(setting, top, steps0);
-        node_of.push(of0);
+        node_of.push(feed.node_of(level0.len()));
         trackers = ts;
         node_of.extend(ofs);
     }
@@ -494,6 +485,43 @@ struct Step {
     died: Vec<u32>,
 }
 
+/// Numbers a level's elements (or instances) as nodes of the level above, in the order they begin.
+#[derive(Default)]
+struct Feed {
+    /// Node id above of each element below (`u32::MAX`: not begun yet).
+    of: Vec<u32>,
+    next: u32,
+}
+
+impl Feed {
+    /// The step above for position `t`: the elements `born` (index below, type and applications)
+    /// get the next node ids; the `died` ones are named by theirs.
+    fn step(&mut self, t: u32, born: impl Iterator<Item = (usize, Born)>, died: &[usize]) -> Step {
+        let born = born
+            .map(|(i, b)| {
+                if self.of.len() <= i {
+                    self.of.resize(i + 1, u32::MAX);
+                }
+                self.of[i] = self.next;
+                self.next += 1;
+                b
+            })
+            .collect();
+        let died = died
+            .iter()
+            .filter_map(|&i| self.of.get(i).copied())
+            .filter(|&x| x != u32::MAX)
+            .collect();
+        Step { t, born, died }
+    }
+    /// The node id above of each of the first `n` elements below.
+    fn node_of(mut self, n: usize) -> Vec<u32> {
+        self.of.resize(n.max(self.of.len()), u32::MAX);
+        self.of.truncate(n);
+        self.of
+    }
+}
+
 /// Runs the trackers of levels 1..=top over the level-1 changes `steps`, one thread per level
 /// (a pipeline: level n+1 consumes level n's changes as they come). Returns the trackers and, per
 /// level 1..top, the node id in the tracker above of each of its instances.
@@ -509,34 +537,21 @@ fn run_trackers(setting: &Setting, top: u32, steps: impl Iterator<Item = Step>) 
             handles.push(scope.spawn(move || {
                 let mut tracker = Tracker::new(setting, level);
                 tracker.set_parallel(top == 1);
-                // Node id in the tracker above of each instance of this level.
-                let mut of: Vec<u32> = Vec::new();
-                let mut next_id = 0u32;
+                let mut feed = Feed::default();
                 for Step { t, born, died } in input {
                     let change = tracker.advance(t, born, &died);
                     if !feed_above {
                         continue;
                     }
-                    if of.len() < tracker.instances().len() {
-                        of.resize(tracker.instances().len(), u32::MAX);
-                    }
-                    let died: Vec<u32> = change.died.iter().map(|&i| of[i]).filter(|&x| x != u32::MAX).collect();
-                    let born: Vec<Born> = change
-                        .born
-                        .iter()
-                        .map(|&i| {
-                            of[i] = next_id;
-                            next_id += 1;
-                            let f = &tracker.instances()[i].found;
-                            (
-                                f.class.0,
-                                f.apps.iter().map(|&a| (tracker.matches().constraint(a), a)).collect(),
-                            )
-                        })
-                        .collect();
+                    let m = tracker.matches();
+                    let born = change.born.iter().map(|&i| {
+                        let f = &tracker.instances()[i].found;
+                        (i, (f.class.0, f.apps.iter().map(|&a| (m.constraint(a), a)).collect()))
+                    });
                     // The level above has ended only if this thread panicked; nothing to send to.
-                    let _ = tx.send(Step { t, born, died });
+                    let _ = tx.send(feed.step(t, born, &change.died));
                 }
+                let of = feed.node_of(tracker.instances().len());
                 drop(tx);
                 (tracker, of)
             }));
