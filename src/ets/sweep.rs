@@ -224,11 +224,11 @@ pub fn eligible(setting: &Setting, class: ClassId, index: &SweepIndex) -> bool {
 }
 
 struct Elem {
+    /// Its start match.
     seed: MatchId,
+    /// Its first-step state's masks (an index into the class's).
     mask: usize,
     nodes: Vec<NodeId>,
-    /// Its start match.
-    first: MatchId,
     /// Its other applications, by constraint (a constraint's ids form one range of the table, and
     /// the sweep finds each one's matches almost in id order).
     apps: SmallVec<[(ConstraintId, Vec<MatchId>); 4]>,
@@ -245,7 +245,7 @@ impl Elem {
     fn applications(mut self) -> Vec<MatchId> {
         self.apps.sort_unstable_by_key(|(c, _)| *c);
         let mut out = Vec::with_capacity(1 + self.apps.iter().map(|(_, v)| v.len()).sum::<usize>());
-        out.push(self.first);
+        out.push(self.seed);
         for (_, mut v) in self.apps {
             sort_nearly_sorted(&mut v);
             out.extend_from_slice(&v);
@@ -455,7 +455,6 @@ pub fn sweep(
                 seed: s,
                 mask,
                 nodes: Vec::new(),
-                first: s,
                 apps: SmallVec::new(),
             });
             begun_here.push(s);
