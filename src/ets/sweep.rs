@@ -236,9 +236,21 @@ struct Elem {
 
 impl Elem {
     fn push(&mut self, c: ConstraintId, m: MatchId) {
+        // Runs of one constraint are common (a node's matches come grouped by constraint): the
+        // last list first.
+        if let Some((k, v)) = self.apps.last_mut()
+            && *k == c
+        {
+            v.push(m);
+            return;
+        }
         match self.apps.iter_mut().find(|(k, _)| *k == c) {
             Some((_, v)) => v.push(m),
-            None => self.apps.push((c, vec![m])),
+            None => {
+                let mut v = Vec::with_capacity(16);
+                v.push(m);
+                self.apps.push((c, v));
+            }
         }
     }
     /// The applications: the start match, then the rest ascending.
@@ -420,9 +432,11 @@ pub fn sweep(
     let cls = setting.class(class);
     let dfa = cls.dfa();
     let bound = table.node_bound();
+    // Every head is NIL between sweeps (each sweep resets the heads of the nodes it held).
     let mut head = std::mem::take(&mut scratch.head);
-    head.clear();
-    head.resize(bound, (NIL, NIL));
+    if head.len() < bound {
+        head.resize(bound, (NIL, NIL));
+    }
     let mut entries = std::mem::take(&mut scratch.entries);
     entries.clear();
     let mut sw = Sweep {
@@ -470,6 +484,11 @@ pub fn sweep(
         let mut cursor = None;
         while let Some(e) = sw.members.next_of(at, &mut cursor) {
             sw.visit(e, at, at);
+        }
+    }
+    for el in &sw.elems {
+        for &x in &el.nodes {
+            sw.members.head[x as usize] = (NIL, NIL);
         }
     }
     scratch.head = sw.members.head;
