@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use ets::dsl::{MemResolver, load_setting_with};
-use ets::ets::evolve::{LiveLevel, Tracker, seed_determined};
+use ets::ets::evolve::{Linker, LiveLevel, NewNode, Tracker, seed_determined};
 use ets::ets::recognition::recognize;
 use ets::ets::{ConstraintId, Setting};
 use proptest::prelude::*;
@@ -115,7 +115,11 @@ proptest! {
             }
             keys.push(mine.clone());
             living.push(n);
-            tr.advance(t as u32, vec![(class_c, mine.iter().map(|&x| (k, x)).collect())], &died);
+            tr.advance(
+                t as u32,
+                vec![(class_c, NewNode::Apps(mine.iter().map(|&x| (k, x)).collect()))],
+                &died,
+            );
             // The tracker's living elements.
             let got: BTreeSet<Key> = tr
                 .living()
@@ -155,4 +159,59 @@ fn the_chain_and_the_fork_are_seed_determined_and_the_blob_is_not() {
     assert_eq!(seed_determined(&st, by_name("chain")).map(|x| x.1), Some(3));
     assert_eq!(seed_determined(&st, by_name("fork")).map(|x| x.1), Some(2));
     assert!(seed_determined(&st, by_name("blob")).is_none());
+}
+
+proptest! {
+    /// Links derived apart (a `Linker`, as a feeding thread does) and handed over with
+    /// `add_linked` give the struct `add_node` builds from the applications: the same links, in
+    /// the same order, with the same members.
+    #[test]
+    fn links_derived_apart_equal_links_derived_in_place(
+        nodes in prop::collection::vec(prop::collection::vec((0u32..3, 0u32..12), 0..8), 1..24)
+    ) {
+        let mut in_place = LiveLevel::default();
+        let mut apart = LiveLevel::default();
+        let mut linker = Linker::default();
+        for apps in &nodes {
+            // Keys unique per application: a key always comes with the same constraint.
+            let apps: Vec<(ConstraintId, u32)> = apps.iter().map(|&(_, k)| (ConstraintId(k % 3), k)).collect();
+            let a = in_place.add_node(0, apps.iter().copied());
+            let (n, made) = linker.add(apps.iter().copied());
+            let b = apart.add_linked(0, made);
+            prop_assert_eq!(a, n);
+            prop_assert_eq!(a, b);
+        }
+        prop_assert_eq!(in_place.links(), apart.links());
+        for n in 0..in_place.len() as u32 {
+            let x: Vec<_> = in_place.incident(n).cloned().collect();
+            let y: Vec<_> = apart.incident(n).cloned().collect();
+            prop_assert_eq!(x, y);
+        }
+        // Independently: a key held by nodes h1 < h2 < … < hm links each of its prefixes
+        // {h1, …, hj}, j ≥ 2, as the holders come (one link per constraint and member set).
+        let mut holders: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
+        for (i, apps) in nodes.iter().enumerate() {
+            for &(_, k) in apps {
+                holders.entry(k).or_default().insert(i as u32);
+            }
+        }
+        let mut expected: BTreeSet<(u32, Vec<u32>)> = BTreeSet::new();
+        for (k, h) in &holders {
+            let h: Vec<u32> = h.iter().copied().collect();
+            for j in 2..=h.len() {
+                expected.insert((k % 3, h[..j].to_vec()));
+            }
+        }
+        let got: BTreeSet<(u32, Vec<u32>)> = apart
+            .links()
+            .iter()
+            .map(|l| {
+                let mut m = l.members.to_vec();
+                m.sort_unstable();
+                (l.constraint.0, m)
+            })
+            .collect();
+        prop_assert_eq!(got.len(), apart.links().len());
+        prop_assert_eq!(got, expected);
+    }
 }

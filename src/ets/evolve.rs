@@ -55,8 +55,21 @@ pub struct LiveLevel {
     /// Per node: its links, each with its constraint (so that a look for one constraint reads no
     /// other link).
     incident: Vec<SmallVec<[(ConstraintId, u32); 6]>>,
+    /// Derives the links of nodes added by [`LiveLevel::add_node`].
+    linker: Linker,
+}
+
+/// Derives an evolving level's class element links from its nodes' applications, node by node:
+/// the nodes that share an application of a level-(n−1) constraint are linked. It can run apart
+/// from the [`LiveLevel`] it feeds (on another thread), which then takes each node's new links
+/// with [`LiveLevel::add_linked`].
+#[derive(Debug, Clone, Default)]
+pub struct Linker {
+    nodes: u32,
     /// Per application key of the level below: `NONE`, the first holder, or `LINK | link`.
     holder: Vec<u32>,
+    /// Members of each link made so far.
+    members: Vec<SmallVec<[NodeId; 4]>>,
     /// Links by constraint and (ascending) members: applications shared by the same elements
     /// share one link, as in [`super::level::LevelStruct`].
     link_index: FxHashMap<(ConstraintId, SmallVec<[NodeId; 4]>), u32>,
@@ -67,49 +80,62 @@ pub struct LiveLevel {
 const NONE: u32 = u32::MAX;
 const LINK: u32 = 1 << 31;
 
-impl LiveLevel {
-    /// Adds a living node of type `kind` whose applications (of the level below) are `apps`, as
-    /// `(constraint, key)` with keys unique per application. Returns its id.
-    pub fn add_node(&mut self, kind: u32, apps: impl IntoIterator<Item = (ConstraintId, u32)>) -> NodeId {
-        let n = self.kinds.len() as NodeId;
-        self.kinds.push(kind);
-        if self.by_kind.len() <= kind as usize {
-            self.by_kind.resize(kind as usize + 1, Vec::new());
-        }
-        self.by_kind[kind as usize].push(n);
-        self.alive.push(true);
-        self.incident.push(SmallVec::new());
+impl Linker {
+    /// The next node, whose applications are `apps` as `(constraint, key)` with keys unique per
+    /// application: its id and the links it makes, in the order they are made (a link already
+    /// made over the same members and constraint is not made again).
+    pub fn add(&mut self, apps: impl IntoIterator<Item = (ConstraintId, u32)>) -> (NodeId, Vec<LiveCel>) {
+        let n = self.nodes;
+        self.nodes += 1;
+        let mut made = Vec::new();
+        // The outcome for the last (constraint, holder) seen: a node's applications of one
+        // constraint shared with the same holders come in runs, and give the same link.
+        let mut last: Option<(ConstraintId, u32, u32)> = None;
         for (c, key) in apps {
             let k = key as usize;
             if self.holder.len() <= k {
                 self.holder.resize(k + 1, NONE);
             }
             let h = self.holder[k];
-            let members: SmallVec<[NodeId; 4]> = if h == NONE {
+            if h == NONE {
                 self.holder[k] = n;
                 continue;
-            } else if h & LINK == 0 {
+            }
+            if let Some((lc, lh, li)) = last
+                && lc == c
+                && lh == h
+            {
+                if li != NONE {
+                    self.holder[k] = LINK | li;
+                }
+                continue;
+            }
+            let members: SmallVec<[NodeId; 4]> = if h & LINK == 0 {
                 if h == n {
+                    last = Some((c, h, NONE));
                     continue;
                 }
                 SmallVec::from_slice(&[h, n])
             } else {
-                let l = &self.links[(h & !LINK) as usize];
-                if l.members.contains(&n) {
+                let l = &self.members[(h & !LINK) as usize];
+                if l.contains(&n) {
+                    last = Some((c, h, NONE));
                     continue;
                 }
-                let mut m = l.members.clone();
+                let mut m = l.clone();
                 m.push(n);
                 m
             };
-            let li = self.link(c, members);
+            let li = self.link(c, members, &mut made);
             self.holder[k] = LINK | li;
+            last = Some((c, h, li));
         }
-        n
+        (n, made)
     }
-    /// The link of `constraint` over `members` (new nodes last), made if it is new.
-    fn link(&mut self, constraint: ConstraintId, members: SmallVec<[NodeId; 4]>) -> u32 {
-        let li = self.links.len() as u32;
+    /// The link of `constraint` over `members` (new nodes last), made (and pushed on `made`) if it
+    /// is new.
+    fn link(&mut self, constraint: ConstraintId, members: SmallVec<[NodeId; 4]>, made: &mut Vec<LiveCel>) -> u32 {
+        let li = self.members.len() as u32;
         if let [a, b] = members[..] {
             // Most links join two elements: a flat key.
             match self.pair_index.entry((constraint.0, a.min(b), a.max(b))) {
@@ -128,11 +154,40 @@ impl LiveLevel {
                 }
             }
         }
-        for &m in &members {
-            self.incident[m as usize].push((constraint, li));
-        }
-        self.links.push(LiveCel { constraint, members });
+        self.members.push(members.clone());
+        made.push(LiveCel { constraint, members });
         li
+    }
+}
+
+impl LiveLevel {
+    /// Adds a living node of type `kind` whose applications (of the level below) are `apps`, as
+    /// `(constraint, key)` with keys unique per application. Returns its id.
+    pub fn add_node(&mut self, kind: u32, apps: impl IntoIterator<Item = (ConstraintId, u32)>) -> NodeId {
+        let (n, links) = self.linker.add(apps);
+        debug_assert_eq!(n as usize, self.kinds.len());
+        self.add_linked(kind, links)
+    }
+    /// Adds a living node of type `kind` with the links a [`Linker`] made for it (the Linker's
+    /// node ids are this struct's: every node is added through the same Linker, and none by
+    /// [`LiveLevel::add_node`]). Returns its id.
+    pub fn add_linked(&mut self, kind: u32, links: Vec<LiveCel>) -> NodeId {
+        let n = self.kinds.len() as NodeId;
+        self.kinds.push(kind);
+        if self.by_kind.len() <= kind as usize {
+            self.by_kind.resize(kind as usize + 1, Vec::new());
+        }
+        self.by_kind[kind as usize].push(n);
+        self.alive.push(true);
+        self.incident.push(SmallVec::new());
+        for l in links {
+            let li = self.links.len() as u32;
+            for &m in &l.members {
+                self.incident[m as usize].push((l.constraint, li));
+            }
+            self.links.push(l);
+        }
+        n
     }
     /// Ends node `n`.
     pub fn end(&mut self, n: NodeId) {
@@ -239,6 +294,17 @@ pub struct Instance {
     pub died: Option<u32>,
     /// The instance that began its lineage (itself when it continues nothing).
     pub lineage: usize,
+}
+
+/// A node that begins at a [`Tracker::advance`]: its applications of the level below (the tracker
+/// derives its links), or the links a [`Linker`] fed with every node of the tracker derived for it
+/// elsewhere (one tracker takes one kind or the other throughout).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NewNode {
+    /// `(constraint, key)` per application, keys unique per application.
+    Apps(Vec<(ConstraintId, u32)>),
+    /// The links made for it.
+    Links(Vec<LiveCel>),
 }
 
 /// What one [`Tracker::advance`] changed.
@@ -417,15 +483,18 @@ impl<'s> Tracker<'s> {
         self.level
     }
 
-    /// Advances to time step `t`: nodes `born` begin (each `(type, applications)` as for
-    /// [`LiveLevel::add_node`]; they get the next ids in order) and nodes `died` end. Returns what
+    /// Advances to time step `t`: nodes `born` begin (each its type and [`NewNode`], as for
+    /// [`LiveLevel::add_node`] or [`LiveLevel::add_linked`]; they get the next ids in order) and nodes `died` end. Returns what
     /// changed among the level's elements.
-    pub fn advance(&mut self, t: u32, born: Vec<(u32, Vec<(ConstraintId, u32)>)>, died: &[NodeId]) -> Change {
+    pub fn advance(&mut self, t: u32, born: Vec<(u32, NewNode)>, died: &[NodeId]) -> Change {
         let setting = self.setting;
         let first_new = self.host.len() as NodeId;
         let mut changed: Vec<MatchId> = Vec::new();
-        for (kind, apps) in born {
-            self.host.add_node(kind, apps);
+        for (kind, new) in born {
+            match new {
+                NewNode::Apps(apps) => self.host.add_node(kind, apps),
+                NewNode::Links(links) => self.host.add_linked(kind, links),
+            };
             self.matches.seeded.push(Vec::new());
             self.matches.touching.push(Vec::new());
         }
@@ -653,6 +722,7 @@ impl<'s> Tracker<'s> {
         change
     }
 
+    /// debug
     /// The living instances, ascending.
     pub fn living(&self) -> Vec<usize> {
         let mut v: Vec<usize> = self.classes.iter().flat_map(|s| s.living.iter().copied()).collect();

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::dsl::{DslError, MemResolver, Sources, load_setting_with};
-use crate::ets::evolve::{Instance, Tracker};
+use crate::ets::evolve::{Instance, Linker, NewNode, Tracker};
 use crate::ets::hierarchy::LevelResult;
 use crate::ets::recognition::{Found, MatchTable, Matches, recognize_level_found};
 use crate::ets::{Element, Hierarchy, LevelStruct, Setting, recognize_level};
@@ -406,7 +406,8 @@ pub fn classify_every(
     let mut node_of: Vec<Vec<u32>> = Vec::new();
     let mut trackers: Vec<Tracker> = Vec::new();
     if top >= 1 {
-        let mut feed = Feed::default();
+        // The level-1 links are derived here, while the level-1 tracker works on earlier steps.
+        let mut feed = Feed::linking();
         let steps0 = (0..=last).map(|t| {
             let none = Vec::new();
             let born = by_born0.get(&t).unwrap_or(&none).iter().map(|&i| {
@@ -481,30 +482,43 @@ type Born = (u32, Vec<(crate::ets::ConstraintId, u32)>);
 /// One position's changes of a level, as the tracker above consumes them.
 struct Step {
     t: u32,
-    born: Vec<Born>,
+    born: Vec<(u32, NewNode)>,
     died: Vec<u32>,
 }
 
-/// Numbers a level's elements (or instances) as nodes of the level above, in the order they begin.
+/// Numbers a level's elements (or instances) as nodes of the level above, in the order they begin;
+/// with a [`Linker`], also derives their links there (so that the tracker above need not).
 #[derive(Default)]
 struct Feed {
     /// Node id above of each element below (`u32::MAX`: not begun yet).
     of: Vec<u32>,
     next: u32,
+    linker: Option<Linker>,
 }
 
 impl Feed {
+    /// A feed that derives the links of the nodes it numbers.
+    fn linking() -> Self {
+        Feed {
+            linker: Some(Linker::default()),
+            ..Feed::default()
+        }
+    }
     /// The step above for position `t`: the elements `born` (index below, type and applications)
     /// get the next node ids; the `died` ones are named by theirs.
     fn step(&mut self, t: u32, born: impl Iterator<Item = (usize, Born)>, died: &[usize]) -> Step {
         let born = born
-            .map(|(i, b)| {
+            .map(|(i, (kind, apps))| {
                 if self.of.len() <= i {
                     self.of.resize(i + 1, u32::MAX);
                 }
                 self.of[i] = self.next;
                 self.next += 1;
-                b
+                let new = match &mut self.linker {
+                    Some(l) => NewNode::Links(l.add(apps).1),
+                    None => NewNode::Apps(apps),
+                };
+                (kind, new)
             })
             .collect();
         let died = died
