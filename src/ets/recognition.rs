@@ -343,6 +343,11 @@ impl MatchTable {
     pub fn len(&self) -> usize {
         self.list.len()
     }
+    /// One more than the largest constraint id any match can have (the setting's constraint count
+    /// when the table was built).
+    pub(crate) fn constraint_bound(&self) -> usize {
+        self.ranges.len()
+    }
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.list.is_empty()

@@ -52,6 +52,8 @@ pub struct SweepIndex {
     infos: Vec<Option<ConstraintInfo>>,
     /// Per constraint id: the positions of its context variables.
     ctx_pos: Vec<SmallVec<[u8; 4]>>,
+    /// The table's constraint bound (its matches' constraint ids are below it).
+    constraint_bound: usize,
 }
 
 impl SweepIndex {
@@ -156,19 +158,41 @@ impl SweepIndex {
                 forward,
                 infos,
                 ctx_pos,
+                constraint_bound: table.constraint_bound(),
             },
             order,
         )
     }
 
+    /// The loop matches whose last context node is `x` (`x` below the table's node bound).
+    #[inline]
     fn at_last_context(&self, x: NodeId) -> &[Seed] {
-        let x = x as usize;
-        &self.ctx_list[self.ctx_start[x] as usize..self.ctx_start[x + 1] as usize]
+        row(&self.ctx_start, &self.ctx_list, x)
     }
 
+    /// The matches whose last node is `x` (`x` below the table's node bound).
+    #[inline]
     fn at_last(&self, x: NodeId) -> &[Seed] {
-        let x = x as usize;
-        &self.all_list[self.all_start[x] as usize..self.all_start[x + 1] as usize]
+        row(&self.all_start, &self.all_list, x)
+    }
+}
+
+/// Row `x` of compressed rows (`start` ascending, its last entry `list.len()`).
+///
+/// The sweep's innermost reads go through here and [`Members`] without bounds checks (they were
+/// a tenth of the sweep's instructions). What makes that sound: both indices have `bound + 1` row
+/// starts (built by `rows_by_node(bound, …)`, which would have panicked on a larger key), every
+/// node of every match is at most its match's last node, so below `bound`, and the sweep asks only
+/// for such nodes or for `0..bound`; [`Members`] holds `bound` heads.
+#[inline]
+fn row<'a>(start: &[u32], list: &'a [Seed], x: NodeId) -> &'a [Seed] {
+    let x = x as usize;
+    debug_assert!(x + 1 < start.len());
+    // SAFETY: `x + 1 < start.len()` (see above), and row starts are ascending up to `list.len()`.
+    unsafe {
+        let (a, b) = (*start.get_unchecked(x) as usize, *start.get_unchecked(x + 1) as usize);
+        debug_assert!(a <= b && b <= list.len());
+        list.get_unchecked(a..b)
     }
 }
 
@@ -180,12 +204,33 @@ struct StateMasks {
     recorded_only: Vec<bool>,
 }
 
+impl StateMasks {
+    /// Whether `c` is a loop constraint of this state (`c` a constraint of the swept table).
+    #[inline]
+    fn loops(&self, c: ConstraintId) -> bool {
+        debug_assert!((c.0 as usize) < self.in_loop.len());
+        // SAFETY: the masks span the setting's constraints, and `masks` declines a table whose
+        // constraint ids may reach past them.
+        unsafe { *self.in_loop.get_unchecked(c.0 as usize) }
+    }
+    /// Whether `c` is recorded but not a loop constraint of this state (`c` as for `loops`).
+    #[inline]
+    fn records(&self, c: ConstraintId) -> bool {
+        debug_assert!((c.0 as usize) < self.recorded_only.len());
+        // SAFETY: as in `loops`.
+        unsafe { *self.recorded_only.get_unchecked(c.0 as usize) }
+    }
+}
+
 /// The loop masks of `class`'s first-step states, when it is a closure class whose loop matches
 /// are all forward in the index (see the module's conditions); `None` otherwise.
 fn masks(setting: &Setting, class: ClassId, index: &SweepIndex) -> Option<Vec<StateMasks>> {
     let cls = setting.class(class);
     let dfa = cls.dfa();
     let nc = setting.constraints().len();
+    if index.constraint_bound > nc {
+        return None;
+    }
     let mut out: Vec<StateMasks> = Vec::new();
     for set in dfa.sets_out(dfa.start()) {
         let Some(state) = dfa.step(dfa.start(), set) else {
@@ -284,12 +329,16 @@ struct Members {
 
 impl Members {
     fn has(&self, x: NodeId, e: u32) -> bool {
-        let (first, mut k) = self.head[x as usize];
+        debug_assert!((x as usize) < self.head.len());
+        // SAFETY: `x` is a match's node, below the bound the heads were sized to (see [`row`]).
+        let (first, mut k) = unsafe { *self.head.get_unchecked(x as usize) };
         if first == e {
             return true;
         }
         while k != NIL {
-            let (f, next) = self.entries[k as usize];
+            debug_assert!((k as usize) < self.entries.len());
+            // SAFETY: list links are indices of entries pushed by `add`, or NIL.
+            let (f, next) = unsafe { *self.entries.get_unchecked(k as usize) };
             if f == e {
                 return true;
             }
@@ -298,7 +347,9 @@ impl Members {
         false
     }
     fn add(&mut self, x: NodeId, e: u32) {
-        let h = &mut self.head[x as usize];
+        debug_assert!((x as usize) < self.head.len());
+        // SAFETY: as in `has`.
+        let h = unsafe { self.head.get_unchecked_mut(x as usize) };
         if h.0 == NIL {
             h.0 = e;
             return;
@@ -358,7 +409,7 @@ impl Sweep<'_> {
         };
         let (table, index) = (self.table, self.index);
         for &Seed { m, c } in index.at_last_context(x) {
-            if !mask.in_loop[c.0 as usize] || m == seed {
+            if !mask.loops(c) || m == seed {
                 continue;
             }
             let nodes = table.nodes(m);
@@ -374,7 +425,7 @@ impl Sweep<'_> {
             }
         }
         for &Seed { m, c } in index.at_last(x) {
-            if !mask.recorded_only[c.0 as usize] || m == seed {
+            if !mask.records(c) || m == seed {
                 continue;
             }
             if table.nodes(m).iter().all(|&y| y == x || self.members.has(y, e)) {
@@ -432,6 +483,10 @@ pub fn sweep(
     let cls = setting.class(class);
     let dfa = cls.dfa();
     let bound = table.node_bound();
+    // The index must be this table's (its rows are read without bounds checks: see [`row`]).
+    if index.ctx_start.len() != bound + 1 || index.all_start.len() != bound + 1 {
+        return None;
+    }
     // Every head is NIL between sweeps (each sweep resets the heads of the nodes it held).
     let mut head = std::mem::take(&mut scratch.head);
     if head.len() < bound {
