@@ -616,8 +616,9 @@ pub fn start_seeds_ordered(view: &ClassView, table: &MatchTable, lo: &LatestOrde
 /// next match has the smallest latest node (the first such stream on ties).
 pub struct SeedMerge<'a> {
     lo: &'a LatestOrder,
-    /// (set, cursor, end) per stream, in (set, constraint) order.
-    streams: SmallVec<[(usize, usize, usize); 8]>,
+    /// (set, cursor, end, latest node of the match at the cursor) per stream, in (set, constraint)
+    /// order.
+    streams: SmallVec<[(usize, usize, usize, NodeId); 8]>,
     /// The stream holding the next seed, and that seed's latest node.
     best: Option<(NodeId, usize)>,
 }
@@ -625,16 +626,17 @@ pub struct SeedMerge<'a> {
 impl<'a> SeedMerge<'a> {
     /// The merge of `view`'s start constraints' matches in `table`.
     pub fn new(view: &ClassView, table: &MatchTable, lo: &'a LatestOrder) -> Self {
-        let mut streams: SmallVec<[(usize, usize, usize); 8]> = SmallVec::new();
+        let mut streams: SmallVec<[(usize, usize, usize, NodeId); 8]> = SmallVec::new();
         for (c, sets) in view.start_sets.iter().enumerate() {
             let r = table.of_constraint(ConstraintId(c as u32));
             for &set in sets {
                 if !r.is_empty() {
-                    streams.push((set, r.start as usize, r.end as usize));
+                    let (from, to) = (r.start as usize, r.end as usize);
+                    streams.push((set, from, to, lo.latest[lo.order[from] as usize]));
                 }
             }
         }
-        streams.sort_by_key(|&(set, from, _)| (set, from));
+        streams.sort_by_key(|&(set, from, _, _)| (set, from));
         let mut merge = SeedMerge {
             lo,
             streams,
@@ -646,12 +648,9 @@ impl<'a> SeedMerge<'a> {
 
     fn find_best(&mut self) {
         let mut best: Option<(NodeId, usize)> = None;
-        for (k, &(_, at, end)) in self.streams.iter().enumerate() {
-            if at < end {
-                let l = self.lo.latest[self.lo.order[at] as usize];
-                if best.is_none_or(|(b, _)| l < b) {
-                    best = Some((l, k));
-                }
+        for (k, &(_, at, end, l)) in self.streams.iter().enumerate() {
+            if at < end && best.is_none_or(|(b, _)| l < b) {
+                best = Some((l, k));
             }
         }
         self.best = best;
@@ -667,9 +666,13 @@ impl Iterator for SeedMerge<'_> {
     type Item = (usize, MatchId);
     fn next(&mut self) -> Option<(usize, MatchId)> {
         let (_, k) = self.best?;
-        let (set, at, _) = &mut self.streams[k];
-        let out = (*set, self.lo.order[*at]);
+        let lo = self.lo;
+        let (set, at, end, latest) = &mut self.streams[k];
+        let out = (*set, lo.order[*at]);
         *at += 1;
+        if *at < *end {
+            *latest = lo.latest[lo.order[*at] as usize];
+        }
         self.find_best();
         Some(out)
     }

@@ -506,7 +506,9 @@ pub fn sweep(
     let mut next_latest = seeds.peek_latest();
     for at in 0..bound as NodeId {
         // 1. Start matches whose latest node is here, in batch order.
-        begun_here.clear();
+        if next_latest == Some(at) {
+            begun_here.clear();
+        }
         while next_latest == Some(at) {
             let Some((set, s)) = seeds.next() else { break };
             next_latest = seeds.peek_latest();
@@ -535,10 +537,18 @@ pub fn sweep(
                 sw.visit(e, x, at);
             }
         }
-        // 2. Every element holding this node looks at it (what joins now lies after it).
-        let mut cursor = None;
-        while let Some(e) = sw.members.next_of(at, &mut cursor) {
+        // 2. Every element holding this node looks at it (what joins now lies after it, so the
+        // node's list does not change meanwhile). Most nodes are held by no element of the class.
+        let (first, _) = sw.members.head[at as usize];
+        if first == NIL {
+            continue;
+        }
+        sw.visit(first, at, at);
+        let mut k = sw.members.head[at as usize].1;
+        while k != NIL {
+            let (e, next) = sw.members.entries[k as usize];
             sw.visit(e, at, at);
+            k = next;
         }
     }
     for el in &sw.elems {
