@@ -62,6 +62,9 @@ pub struct Struct {
     shape: Vec<(u16, u16)>,
     /// Per abstract primitive: the primal class of each initial site, then of each terminal site.
     site_class: Vec<Vec<PrimalClassId>>,
+    /// Whether every site of every abstract primitive is of one primal class (then any terminal
+    /// site may meet any initial site, and `connect` need not compare classes).
+    one_class: bool,
     /// Abstract primitive of each node.
     kinds: Vec<PrimitiveKind>,
     /// First slot of each node, and one past the last slot at the end.
@@ -107,18 +110,23 @@ impl Struct {
                 (p.initials.len() as u16, p.terminals.len() as u16)
             })
             .collect();
-        let site_class = (0..kinds as u32)
+        let site_class: Vec<Vec<PrimalClassId>> = (0..kinds as u32)
             .map(|k| {
                 let p = alphabet.primitive(PrimitiveKind(k));
                 p.initials.iter().chain(&p.terminals).map(|s| s.class).collect()
             })
             .collect();
+        let one_class = site_class
+            .iter()
+            .flatten()
+            .all(|c| Some(c) == site_class.iter().flatten().next());
         let mut first_slot = Vec::with_capacity(primitives + 1);
         first_slot.push(0);
         Struct {
             alphabet,
             shape,
             site_class,
+            one_class,
             kinds: Vec::with_capacity(primitives),
             first_slot,
             slot_node: Vec::with_capacity(processes * 2),
@@ -153,10 +161,42 @@ impl Struct {
 
     /// Adds a concrete primitive of `kind` with a fresh id; returns its node index.
     pub fn add_primitive(&mut self, kind: PrimitiveKind) -> Result<NodeId, StructError> {
+        if self.dense && self.next_id == self.len() as u64 {
+            return self.push_dense(kind);
+        }
         while self.node_of_id(self.next_id).is_some() {
             self.next_id += 1;
         }
         self.add_primitive_with_id(kind, self.next_id)
+    }
+
+    /// [`Struct::add_primitive`] while ids are node indices and the next id is the next index (a
+    /// struct built by appending): what `add_primitive_with_id` does then, without the id checks
+    /// that cannot fail.
+    #[inline]
+    fn push_dense(&mut self, kind: PrimitiveKind) -> Result<NodeId, StructError> {
+        let Some(&(ni, nt)) = self.shape.get(kind.0 as usize) else {
+            return Err(StructError::UnknownKind(kind.0));
+        };
+        if self.len() >= NodeId::MAX as usize - 1 {
+            return Err(StructError::UnknownNode(NodeId::MAX));
+        }
+        let n = self.len() as NodeId;
+        self.kinds.push(kind);
+        let slots = (ni + nt) as usize;
+        let end = self.slot_node.len() + slots;
+        if slots <= 8 {
+            self.slot_node.extend_from_slice(&[FREE; 8][..slots]);
+            self.slot_site.extend_from_slice(&[0; 8][..slots]);
+        } else {
+            self.slot_node.resize(end, FREE);
+            self.slot_site.resize(end, 0);
+        }
+        self.first_slot.push(end as u32);
+        self.rank.push(n);
+        self.by_kind[kind.0 as usize].push(n);
+        self.next_id = n as u64 + 1;
+        Ok(n)
     }
 
     /// Adds a concrete primitive of `kind` with the given identity.
@@ -262,6 +302,19 @@ impl Struct {
             self.processes += 1;
             return Ok(());
         }
+        self.connect_checked(from, from_site, to, to_site)
+    }
+
+    /// [`Struct::connect`] off its common case: checked, and reordering ranks when needed.
+    #[cold]
+    #[inline(never)]
+    fn connect_checked(
+        &mut self,
+        from: NodeId,
+        from_site: usize,
+        to: NodeId,
+        to_site: usize,
+    ) -> Result<(), StructError> {
         self.check_connect(from, from_site, to, to_site)?;
         self.reorder(from, to).map_err(|()| StructError::Cycle {
             from: self.primitive(from).id,
@@ -374,16 +427,21 @@ impl Struct {
     /// The slots of terminal site `from_site` of `from` and initial site `to_site` of `to`, when
     /// both exist, are free and of one primal class, and the nodes differ (a process may join them
     /// unless it closes a cycle). `from` and `to` must be nodes.
-    #[inline]
+    #[inline(always)]
     fn free_pair(&self, from: NodeId, from_site: usize, to: NodeId, to_site: usize) -> Option<(usize, usize)> {
-        if from == to || (from as usize) >= self.len() || (to as usize) >= self.len() {
+        if from == to {
             return None;
         }
-        let a = self.terminal_slot(from, from_site)?;
-        let b = self.initial_slot(to, to_site)?;
-        let (kf, kt) = (self.kinds[from as usize].0 as usize, self.kinds[to as usize].0 as usize);
-        let nf = self.shape[kf].0 as usize;
-        (self.site_class[kf][nf + from_site] == self.site_class[kt][to_site]
+        let kf = self.kinds.get(from as usize)?.0 as usize;
+        let kt = self.kinds.get(to as usize)?.0 as usize;
+        let (nif, ntf) = self.shape[kf];
+        let (nit, _) = self.shape[kt];
+        if from_site >= ntf as usize || to_site >= nit as usize {
+            return None;
+        }
+        let a = self.first_slot[from as usize] as usize + nif as usize + from_site;
+        let b = self.first_slot[to as usize] as usize + to_site;
+        ((self.one_class || self.site_class[kf][nif as usize + from_site] == self.site_class[kt][to_site])
             && self.slot_node[a] == FREE
             && self.slot_node[b] == FREE)
             .then_some((a, b))

@@ -179,7 +179,7 @@ impl SweepIndex {
 
 /// Row `x` of compressed rows (`start` ascending, its last entry `list.len()`).
 ///
-/// The sweep's innermost reads go through here and [`Members`] without bounds checks (they were
+/// The sweep's innermost reads pass through here and [`Members`] without bounds checks (they were
 /// a tenth of the sweep's instructions). What makes that sound: both indices have `bound + 1` row
 /// starts (built by `rows_by_node(bound, …)`, which would have panicked on a larger key), every
 /// node of every match is at most its match's last node, so below `bound`, and the sweep asks only

@@ -404,7 +404,8 @@ pub fn record(
     };
     let mut r = Recorder {
         k: kinds,
-        s: Struct::with_capacity(kinds.alphabet.clone(), est, est * 2),
+        // Processes: up to four per colour primitive, two per adjacency one (the slots, twice that).
+        s: Struct::with_capacity(kinds.alphabet.clone(), est, est * 3),
         cols,
         rows,
         open: vec![None; (cols + 2) * (rows + 2) * 4],
