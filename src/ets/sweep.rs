@@ -276,24 +276,30 @@ struct Elem {
     nodes: Vec<NodeId>,
     /// Its other applications, by constraint (a constraint's ids form one range of the table, and
     /// the sweep finds each one's matches almost in id order).
-    apps: SmallVec<[(ConstraintId, Vec<MatchId>); 4]>,
+    apps: Vec<(ConstraintId, Vec<MatchId>)>,
+    /// The list `push` added to last.
+    last: usize,
 }
 
 impl Elem {
     fn push(&mut self, c: ConstraintId, m: MatchId) {
         // Runs of one constraint are common (a node's matches come grouped by constraint): the
         // last list first.
-        if let Some((k, v)) = self.apps.last_mut()
+        if let Some((k, v)) = self.apps.get_mut(self.last)
             && *k == c
         {
             v.push(m);
             return;
         }
-        match self.apps.iter_mut().find(|(k, _)| *k == c) {
-            Some((_, v)) => v.push(m),
+        match self.apps.iter().position(|(k, _)| *k == c) {
+            Some(i) => {
+                self.apps[i].1.push(m);
+                self.last = i;
+            }
             None => {
-                let mut v = Vec::with_capacity(16);
+                let mut v = Vec::with_capacity(64);
                 v.push(m);
+                self.last = self.apps.len();
                 self.apps.push((c, v));
             }
         }
@@ -525,8 +531,10 @@ pub fn sweep(
             sw.elems.push(Elem {
                 seed: s,
                 mask,
-                nodes: Vec::new(),
-                apps: SmallVec::new(),
+                // Most elements last many layers (growing a list costs more than room).
+                nodes: Vec::with_capacity(256),
+                apps: Vec::new(),
+                last: 0,
             });
             begun_here.push(s);
             for &y in table.nodes(s) {
