@@ -447,20 +447,43 @@ impl Struct {
             .then_some((a, b))
     }
 
-    /// The primitive (and its initial site) that terminal site `site` of `n` feeds, if any.
+    /// The primitive (and its initial site) that terminal site `site` of `n` feeds, if any (none
+    /// when `n` is not a node).
     #[inline]
     pub fn successor(&self, n: NodeId, site: usize) -> Option<(NodeId, usize)> {
-        let k = self.terminal_slot(n, site)?;
-        let m = self.slot_node[k];
-        (m != FREE).then(|| (m, self.slot_site[k] as usize))
+        self.follow(n, site, true)
     }
 
-    /// The primitive (and its terminal site) that feeds initial site `site` of `n`, if any.
+    /// The primitive (and its terminal site) that feeds initial site `site` of `n`, if any (none
+    /// when `n` is not a node).
     #[inline]
     pub fn predecessor(&self, n: NodeId, site: usize) -> Option<(NodeId, usize)> {
-        let k = self.initial_slot(n, site)?;
-        let m = self.slot_node[k];
-        (m != FREE).then(|| (m, self.slot_site[k] as usize))
+        self.follow(n, site, false)
+    }
+
+    /// The partner across the process at a terminal (`terminal`) or initial site of `n`: the step
+    /// of every anchored match, so one checked read and the rest by the storage's invariants.
+    #[inline(always)]
+    fn follow(&self, n: NodeId, site: usize, terminal: bool) -> Option<(NodeId, usize)> {
+        let kind = self.kinds.get(n as usize)?.0 as usize;
+        debug_assert!(kind < self.shape.len() && (n as usize) + 1 < self.first_slot.len());
+        // SAFETY: a node's kind was checked against `shape` when the node was added (the only way
+        // `kinds` grows), and `first_slot` holds one entry per node and one more.
+        let ((ni, nt), first) = unsafe {
+            (
+                *self.shape.get_unchecked(kind),
+                *self.first_slot.get_unchecked(n as usize) as usize,
+            )
+        };
+        let (count, offset) = if terminal { (nt, ni) } else { (ni, 0) };
+        if site >= count as usize {
+            return None;
+        }
+        let k = first + offset as usize + site;
+        debug_assert!(k < self.slot_node.len() && k < self.slot_site.len());
+        // SAFETY: the node's slots are `first .. first + ni + nt`, all pushed when it was added.
+        let (m, s) = unsafe { (*self.slot_node.get_unchecked(k), *self.slot_site.get_unchecked(k)) };
+        (m != FREE).then_some((m, s as usize))
     }
 
     /// Every process as `(from, process, to)`, by source node, then terminal site.
