@@ -202,6 +202,20 @@ struct StateMasks {
     state: u32,
     in_loop: Vec<bool>,
     recorded_only: Vec<bool>,
+    /// The least and greatest constraint ids of `in_loop` and of `recorded_only` (`(1, 0)` when
+    /// none): an index row lists its matches by constraint, so a visit reads only that span.
+    loop_span: (u32, u32),
+    recorded_span: (u32, u32),
+}
+
+/// The least and greatest index set in `mask`, or `(1, 0)`.
+fn span(mask: &[bool]) -> (u32, u32) {
+    let lo = mask.iter().position(|&b| b);
+    let hi = mask.iter().rposition(|&b| b);
+    match (lo, hi) {
+        (Some(lo), Some(hi)) => (lo as u32, hi as u32),
+        _ => (1, 0),
+    }
 }
 
 impl StateMasks {
@@ -256,6 +270,8 @@ fn masks(setting: &Setting, class: ClassId, index: &SweepIndex) -> Option<Vec<St
         }
         out.push(StateMasks {
             state,
+            loop_span: span(&in_loop),
+            recorded_span: span(&recorded_only),
             in_loop,
             recorded_only,
         });
@@ -414,8 +430,14 @@ impl Sweep<'_> {
             (el.seed, &self.masks[el.mask])
         };
         let (table, index) = (self.table, self.index);
+        // Rows list their matches in id order, so by constraint (a constraint's ids are one
+        // range, ranges in constraint order): read only the span of the state's constraints.
+        let (lo, hi) = mask.loop_span;
         for &Seed { m, c } in index.at_last_context(x) {
-            if !mask.loops(c) || m == seed {
+            if c.0 > hi {
+                break;
+            }
+            if c.0 < lo || !mask.loops(c) || m == seed {
                 continue;
             }
             let nodes = table.nodes(m);
@@ -430,8 +452,15 @@ impl Sweep<'_> {
                 }
             }
         }
+        let (lo, hi) = mask.recorded_span;
+        if lo > hi {
+            return;
+        }
         for &Seed { m, c } in index.at_last(x) {
-            if !mask.records(c) || m == seed {
+            if c.0 > hi {
+                break;
+            }
+            if c.0 < lo || !mask.records(c) || m == seed {
                 continue;
             }
             if table.nodes(m).iter().all(|&y| y == x || self.members.has(y, e)) {
