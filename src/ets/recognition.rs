@@ -1096,6 +1096,28 @@ impl Working {
         }
     }
 
+    /// The candidate applications of the constraints `cons` (no repeats) not yet applied, by
+    /// constraint in `cons` order, then ascending: what [`Working::candidates`] gives for each in
+    /// turn, read in one pass.
+    fn candidates_of<M: Matches + ?Sized>(
+        &mut self,
+        t: &M,
+        view: &ClassView,
+        cons: &[ConstraintId],
+    ) -> SmallVec<[(usize, MatchId); 8]> {
+        self.refresh(t, view);
+        let mut out: SmallVec<[(usize, MatchId); 8]> = SmallVec::new();
+        for s in &self.pending {
+            if let Some(k) = cons.iter().position(|&c| c == s.c)
+                && !self.app_set.contains(s.m)
+            {
+                out.push((k, s.m));
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
     /// The candidate applications of `c` not yet applied, ascending.
     fn candidates<M: Matches + ?Sized>(&mut self, t: &M, view: &ClassView, c: ConstraintId) -> SmallVec<[MatchId; 8]> {
         self.refresh(t, view);
@@ -1163,13 +1185,11 @@ impl<M: Matches + ?Sized> Explorer<'_, M> {
                 if target == state {
                     continue;
                 }
-                for &c in &cls.sets[s].constraints {
-                    for app in w.candidates(t, self.view, c) {
-                        if t.nodes(app).iter().any(|&n| !w.nodes.contains(n)) {
-                            options.push((target, app));
-                        } else {
-                            contained.push(app);
-                        }
+                for (_, app) in w.candidates_of(t, self.view, &cls.sets[s].constraints) {
+                    if t.nodes(app).iter().any(|&n| !w.nodes.contains(n)) {
+                        options.push((target, app));
+                    } else {
+                        contained.push(app);
                     }
                 }
             }
