@@ -788,7 +788,7 @@ pub fn recognize_from_in<M: Matches + ?Sized>(
         if let Some(in_loop) = &loops_at[li].1 {
             results.push(closure(setting, class, table, view, in_loop, app, state, scratch));
         } else {
-            let mut w = Working::default();
+            let mut w = Working::with_room();
             w.add(table, app);
             let mut memo = FxHashSet::default();
             let mut budget = limits.max_branches;
@@ -1057,6 +1057,37 @@ struct Working {
 }
 
 impl Working {
+    /// An empty working element with room for a typical derivation (growing its lists step by
+    /// step cost a tenth of an incremental level's time).
+    fn with_room() -> Self {
+        Working {
+            order: Vec::with_capacity(32),
+            apps: Vec::with_capacity(16),
+            pending: Vec::with_capacity(64),
+            ..Working::default()
+        }
+    }
+
+    /// A copy for one branch of a derivation, with room to grow as the original was given.
+    fn branch(&self) -> Self {
+        let with = |v: &Vec<u32>, room: usize| {
+            let mut out = Vec::with_capacity(v.len() + room);
+            out.extend_from_slice(v);
+            out
+        };
+        let mut pending = Vec::with_capacity(self.pending.len() + 64);
+        pending.extend_from_slice(&self.pending);
+        Working {
+            nodes: self.nodes.clone(),
+            order: with(&self.order, 32),
+            apps: with(&self.apps, 16),
+            app_set: self.app_set.clone(),
+            seen_upto: self.seen_upto,
+            known: self.known.clone(),
+            pending,
+        }
+    }
+
     fn add<M: Matches + ?Sized>(&mut self, t: &M, app: MatchId) -> bool {
         let mut grew = false;
         for &n in t.nodes(app) {
@@ -1229,7 +1260,7 @@ impl<M: Matches + ?Sized> Explorer<'_, M> {
                     return;
                 }
                 *self.budget -= 1;
-                let mut w2 = w.clone();
+                let mut w2 = w.branch();
                 w2.add(t, app);
                 let mut key = w2.apps.clone();
                 key.sort_unstable();
