@@ -37,6 +37,7 @@ use super::setting::{ClassId, ConstraintId, Setting};
 use super::structs::NodeId;
 
 const NIL: u32 = u32::MAX;
+const NO_LIST: u8 = u8::MAX;
 
 /// Matches by the node at which a sweep looks at them: a loop match at its last context node, a
 /// recorded match at its last node. Built once per table, shared by every class.
@@ -290,42 +291,26 @@ struct Elem {
     /// Its first-step state's masks (an index into the class's).
     mask: usize,
     nodes: Vec<NodeId>,
-    /// Its other applications, by constraint (a constraint's ids form one range of the table, and
-    /// the sweep finds each one's matches almost in id order).
-    apps: Vec<(ConstraintId, Vec<MatchId>)>,
-    /// The list `push` added to last.
-    last: usize,
+    /// Its other applications, a list per constraint the class applies or records, in constraint
+    /// order (see `Sweep::local`; a constraint's ids form one range of the table, and the sweep
+    /// finds each one's matches almost in id order).
+    apps: Vec<Vec<MatchId>>,
 }
 
 impl Elem {
-    fn push(&mut self, c: ConstraintId, m: MatchId) {
-        // Runs of one constraint are common (a node's matches come grouped by constraint): the
-        // last list first.
-        if let Some((k, v)) = self.apps.get_mut(self.last)
-            && *k == c
-        {
-            v.push(m);
-            return;
+    fn push(&mut self, local: u8, m: MatchId) {
+        let v = &mut self.apps[local as usize];
+        if v.capacity() == 0 {
+            // Most elements last many layers: room for a run at once.
+            v.reserve(64);
         }
-        match self.apps.iter().position(|(k, _)| *k == c) {
-            Some(i) => {
-                self.apps[i].1.push(m);
-                self.last = i;
-            }
-            None => {
-                let mut v = Vec::with_capacity(64);
-                v.push(m);
-                self.last = self.apps.len();
-                self.apps.push((c, v));
-            }
-        }
+        v.push(m);
     }
     /// The applications: the start match, then the rest ascending.
-    fn applications(mut self) -> Vec<MatchId> {
-        self.apps.sort_unstable_by_key(|(c, _)| *c);
-        let mut out = Vec::with_capacity(1 + self.apps.iter().map(|(_, v)| v.len()).sum::<usize>());
+    fn applications(self) -> Vec<MatchId> {
+        let mut out = Vec::with_capacity(1 + self.apps.iter().map(|v| v.len()).sum::<usize>());
         out.push(self.seed);
-        for (_, mut v) in self.apps {
+        for mut v in self.apps {
             sort_nearly_sorted(&mut v);
             out.extend_from_slice(&v);
         }
@@ -403,6 +388,11 @@ struct Sweep<'a> {
     table: &'a MatchTable,
     index: &'a SweepIndex,
     masks: &'a [StateMasks],
+    /// Per constraint id: its list's index in an element's `apps` (the class's loop and recorded
+    /// constraints numbered in id order), or `NO_LIST`.
+    local: Vec<u8>,
+    /// How many lists an element keeps.
+    lists: usize,
     members: Members,
     elems: Vec<Elem>,
     /// Nodes before the sweep that an element begun at the sweep still has to look at.
@@ -446,7 +436,7 @@ impl Sweep<'_> {
                 y == x || self.members.has(y, e)
             });
             if inside {
-                self.elems[e as usize].push(c, m);
+                self.elems[e as usize].push(self.local[c.0 as usize], m);
                 for &y in nodes {
                     self.join(e, y, at);
                 }
@@ -464,7 +454,7 @@ impl Sweep<'_> {
                 continue;
             }
             if table.nodes(m).iter().all(|&y| y == x || self.members.has(y, e)) {
-                self.elems[e as usize].push(c, m);
+                self.elems[e as usize].push(self.local[c.0 as usize], m);
             }
         }
     }
@@ -515,6 +505,19 @@ pub fn sweep(
     scratch: &mut SweepScratch,
 ) -> Option<Vec<Found>> {
     let masks = masks(setting, class, index)?;
+    // The constraints an element may apply or record, numbered in id order (at most 254: more
+    // goes to batch recognition).
+    let mut local = vec![NO_LIST; setting.constraints().len()];
+    let mut lists = 0usize;
+    for (c, slot) in local.iter_mut().enumerate() {
+        if masks.iter().any(|m| m.in_loop[c] || m.recorded_only[c]) {
+            if lists >= NO_LIST as usize {
+                return None;
+            }
+            *slot = lists as u8;
+            lists += 1;
+        }
+    }
     let cls = setting.class(class);
     let dfa = cls.dfa();
     let bound = table.node_bound();
@@ -533,6 +536,8 @@ pub fn sweep(
         table,
         index,
         masks: &masks,
+        local,
+        lists,
         members: Members { head, entries },
         elems: Vec::new(),
         behind: BinaryHeap::new(),
@@ -562,8 +567,7 @@ pub fn sweep(
                 mask,
                 // Most elements last many layers (growing a list costs more than room).
                 nodes: Vec::with_capacity(256),
-                apps: Vec::new(),
-                last: 0,
+                apps: std::iter::repeat_with(Vec::new).take(sw.lists).collect(),
             });
             begun_here.push(s);
             for &y in table.nodes(s) {
