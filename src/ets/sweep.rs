@@ -393,6 +393,9 @@ struct Sweep<'a> {
     local: Vec<u8>,
     /// How many lists an element keeps.
     lists: usize,
+    /// Per match (a bit each): whether an element has taken it as an application (then a start
+    /// seed on it is covered at once).
+    applied: Vec<u64>,
     members: Members,
     elems: Vec<Elem>,
     /// Nodes before the sweep that an element begun at the sweep still has to look at.
@@ -437,6 +440,7 @@ impl Sweep<'_> {
             });
             if inside {
                 self.elems[e as usize].push(self.local[c.0 as usize], m);
+                self.applied[m as usize / 64] |= 1 << (m % 64);
                 for &y in nodes {
                     self.join(e, y, at);
                 }
@@ -455,6 +459,7 @@ impl Sweep<'_> {
             }
             if table.nodes(m).iter().all(|&y| y == x || self.members.has(y, e)) {
                 self.elems[e as usize].push(self.local[c.0 as usize], m);
+                self.applied[m as usize / 64] |= 1 << (m % 64);
             }
         }
     }
@@ -462,7 +467,7 @@ impl Sweep<'_> {
     /// Whether start match `s` already belongs to an element: as a loop match (its context inside),
     /// as a recorded match (wholly inside), or as the start of one begun at this node.
     fn covered(&self, s: MatchId, begun_here: &[MatchId]) -> bool {
-        if begun_here.contains(&s) {
+        if self.applied[s as usize / 64] & (1 << (s % 64)) != 0 || begun_here.contains(&s) {
             return true;
         }
         let c = self.table.constraint(s).0 as usize;
@@ -538,6 +543,7 @@ pub fn sweep(
         masks: &masks,
         local,
         lists,
+        applied: vec![0; table.len().div_ceil(64)],
         members: Members { head, entries },
         elems: Vec::new(),
         behind: BinaryHeap::new(),
