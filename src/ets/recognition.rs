@@ -616,9 +616,10 @@ pub fn start_seeds_ordered(view: &ClassView, table: &MatchTable, lo: &LatestOrde
 /// next match has the smallest latest node (the first such stream on ties).
 pub struct SeedMerge<'a> {
     lo: &'a LatestOrder,
-    /// (set, cursor, end, latest node of the match at the cursor) per stream, in (set, constraint)
-    /// order.
-    streams: SmallVec<[(usize, usize, usize, NodeId); 8]>,
+    /// (set, cursor, end) per stream, in (set, constraint) order.
+    streams: SmallVec<[(usize, usize, usize); 8]>,
+    /// Per stream: the latest node of the match at its cursor (`NodeId::MAX` once it is read out).
+    heads: SmallVec<[NodeId; 8]>,
     /// The stream holding the next seed, and that seed's latest node.
     best: Option<(NodeId, usize)>,
 }
@@ -626,20 +627,24 @@ pub struct SeedMerge<'a> {
 impl<'a> SeedMerge<'a> {
     /// The merge of `view`'s start constraints' matches in `table`.
     pub fn new(view: &ClassView, table: &MatchTable, lo: &'a LatestOrder) -> Self {
-        let mut streams: SmallVec<[(usize, usize, usize, NodeId); 8]> = SmallVec::new();
+        let mut streams: SmallVec<[(usize, usize, usize); 8]> = SmallVec::new();
         for (c, sets) in view.start_sets.iter().enumerate() {
             let r = table.of_constraint(ConstraintId(c as u32));
             for &set in sets {
                 if !r.is_empty() {
-                    let (from, to) = (r.start as usize, r.end as usize);
-                    streams.push((set, from, to, lo.latest[lo.order[from] as usize]));
+                    streams.push((set, r.start as usize, r.end as usize));
                 }
             }
         }
-        streams.sort_by_key(|&(set, from, _, _)| (set, from));
+        streams.sort_by_key(|&(set, from, _)| (set, from));
+        let heads = streams
+            .iter()
+            .map(|&(_, from, _)| lo.latest[lo.order[from] as usize])
+            .collect();
         let mut merge = SeedMerge {
             lo,
             streams,
+            heads,
             best: None,
         };
         merge.find_best();
@@ -647,13 +652,14 @@ impl<'a> SeedMerge<'a> {
     }
 
     fn find_best(&mut self) {
-        let mut best: Option<(NodeId, usize)> = None;
-        for (k, &(_, at, end, l)) in self.streams.iter().enumerate() {
-            if at < end && best.is_none_or(|(b, _)| l < b) {
-                best = Some((l, k));
+        // The first stream with the least head (node ids are below `NodeId::MAX`).
+        let (mut bl, mut bk) = (NodeId::MAX, 0);
+        for (k, &l) in self.heads.iter().enumerate() {
+            if l < bl {
+                (bl, bk) = (l, k);
             }
         }
-        self.best = best;
+        self.best = (bl != NodeId::MAX).then_some((bl, bk));
     }
 
     /// The latest node of the next seed, if any.
@@ -667,12 +673,14 @@ impl Iterator for SeedMerge<'_> {
     fn next(&mut self) -> Option<(usize, MatchId)> {
         let (_, k) = self.best?;
         let lo = self.lo;
-        let (set, at, end, latest) = &mut self.streams[k];
+        let (set, at, end) = &mut self.streams[k];
         let out = (*set, lo.order[*at]);
         *at += 1;
-        if *at < *end {
-            *latest = lo.latest[lo.order[*at] as usize];
-        }
+        self.heads[k] = if *at < *end {
+            lo.latest[lo.order[*at] as usize]
+        } else {
+            NodeId::MAX
+        };
         self.find_best();
         Some(out)
     }
