@@ -164,14 +164,25 @@ impl LiveLevel {
     /// Adds a living node of type `kind` whose applications (of the level below) are `apps`, as
     /// `(constraint, key)` with keys unique per application. Returns its id.
     pub fn add_node(&mut self, kind: u32, apps: impl IntoIterator<Item = (ConstraintId, u32)>) -> NodeId {
-        let (n, links) = self.linker.add(apps);
-        debug_assert_eq!(n as usize, self.kinds.len());
-        self.add_linked(kind, links)
+        debug_assert_eq!(
+            self.linker.nodes as usize,
+            self.kinds.len(),
+            "a LiveLevel takes its nodes by add_node or by add_linked, not both"
+        );
+        let (_, links) = self.linker.add(apps);
+        self.push_node(kind, links)
     }
     /// Adds a living node of type `kind` with the links a [`Linker`] made for it (the Linker's
     /// node ids are this struct's: every node is added through the same Linker, and none by
     /// [`LiveLevel::add_node`]). Returns its id.
     pub fn add_linked(&mut self, kind: u32, links: Vec<LiveCel>) -> NodeId {
+        debug_assert_eq!(
+            self.linker.nodes, 0,
+            "a LiveLevel takes its nodes by add_node or by add_linked, not both"
+        );
+        self.push_node(kind, links)
+    }
+    fn push_node(&mut self, kind: u32, links: Vec<LiveCel>) -> NodeId {
         let n = self.kinds.len() as NodeId;
         self.kinds.push(kind);
         if self.by_kind.len() <= kind as usize {
