@@ -253,31 +253,29 @@ fn name0_parts(
     last: u32,
 ) -> Named {
     // An element's colour primitives are of one vertex or two, layer after layer: keep the
-    // distinct ones as they come (a sort only past a few).
+    // distinct ones as they come (all of them, sorted, past a few).
     let mut verts: Vec<Point> = Vec::new();
-    let mut end = 0;
     for &n in nodes {
-        end = end.max(rec.position[n as usize]);
         if let Place::Vertex(p) = rec.place[n as usize]
             && !verts.contains(&p)
         {
-            verts.push(p);
-            if verts.len() > 8 {
-                verts.extend(nodes.iter().filter_map(|&n| match rec.place[n as usize] {
-                    Place::Vertex(p) => Some(p),
-                    _ => None,
-                }));
+            if verts.len() == 8 {
+                verts = nodes
+                    .iter()
+                    .filter_map(|&n| match rec.place[n as usize] {
+                        Place::Vertex(p) => Some(p),
+                        _ => None,
+                    })
+                    .collect();
                 verts.sort();
                 verts.dedup();
                 break;
             }
+            verts.push(p);
         }
     }
-    if verts.len() <= 8 {
-        verts.sort();
-    } else {
-        end = nodes.iter().map(|&n| rec.position[n as usize]).max().unwrap_or(0);
-    }
+    verts.sort();
+    let end = nodes.iter().map(|&n| rec.position[n as usize]).max().unwrap_or(0);
     let born = first.iter().map(|&n| rec.position[n as usize]).max().unwrap_or(0);
     Named {
         level: 0,
