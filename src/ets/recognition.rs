@@ -125,6 +125,19 @@ impl MatchList {
         self.start.push(self.nodes.len() as u32);
         id
     }
+    /// Appends the matches of constraint `c` given flat, `k` nodes each (`flat.len()` a multiple of
+    /// `k`, `k` ≥ 1): what [`MatchList::push`] does for each in turn, in one copy.
+    pub fn push_flat(&mut self, c: ConstraintId, k: usize, flat: &[NodeId]) {
+        debug_assert!(k >= 1 && flat.len().is_multiple_of(k));
+        if self.start.is_empty() {
+            self.start.push(0);
+        }
+        let n = flat.len() / k;
+        let base = self.nodes.len() as u32;
+        self.constraint.extend(std::iter::repeat_n(c, n));
+        self.nodes.extend_from_slice(flat);
+        self.start.extend((1..=n as u32).map(|i| base + i * k as u32));
+    }
     /// Number of matches.
     pub fn len(&self) -> usize {
         self.constraint.len()
@@ -281,8 +294,8 @@ impl MatchTable {
             let k = setting.constraint(c).pattern.vars.len();
             infos.push(ConstraintInfo::of(setting, c));
             let first = t.list.len() as MatchId;
-            for m in flat.chunks(k.max(1)) {
-                t.list.push(c, m);
+            if k > 0 {
+                t.list.push_flat(c, k, flat);
             }
             if let Some(r) = t.ranges.get_mut(c.0 as usize) {
                 *r = first..t.list.len() as MatchId;
