@@ -225,6 +225,9 @@ pub struct MatchTable {
     /// Per constraint id: its matches' ids (ids are in constraint order).
     ranges: Vec<std::ops::Range<MatchId>>,
     node_count: usize,
+    /// Whether every match's nodes are below `node_count` (they are, unless a host named nodes
+    /// it does not have; the sweep reads by node without bounds checks only then).
+    nodes_in_bound: bool,
 }
 
 impl MatchTable {
@@ -278,9 +281,13 @@ impl MatchTable {
                 flat
             })
             .collect();
+        let node_count = host.node_count();
         let mut t = MatchTable {
-            node_count: host.node_count(),
+            node_count,
             ranges: vec![0..0; setting.constraints().len()],
+            nodes_in_bound: per
+                .par_iter()
+                .all(|flat| flat.iter().copied().max().is_none_or(|x| (x as usize) < node_count)),
             ..Default::default()
         };
         let (mut total, mut count) = (0, 0);
@@ -360,6 +367,10 @@ impl MatchTable {
     /// when the table was built).
     pub(crate) fn constraint_bound(&self) -> usize {
         self.ranges.len()
+    }
+    /// Whether every match's nodes are below [`Matches::node_bound`].
+    pub(crate) fn nodes_in_bound(&self) -> bool {
+        self.nodes_in_bound
     }
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {

@@ -181,10 +181,10 @@ impl SweepIndex {
 /// Row `x` of compressed rows (`start` ascending, its last entry `list.len()`).
 ///
 /// The sweep's innermost reads pass through here and [`Members`] without bounds checks (they were
-/// a tenth of the sweep's instructions). What makes that sound: both indices have `bound + 1` row
-/// starts (built by `rows_by_node(bound, …)`, which would have panicked on a larger key), every
-/// node of every match is at most its match's last node, so below `bound`, and the sweep asks only
-/// for such nodes or for `0..bound`; [`Members`] holds `bound` heads.
+/// a tenth of the sweep's instructions). What makes that sound: [`sweep`] goes on only when both
+/// indices have `bound + 1` row starts and every node of every match of its table is below `bound`
+/// (the table says so: `MatchTable::nodes_in_bound`), and it asks only for such nodes or for
+/// `0..bound`; [`Members`] holds `bound` heads.
 #[inline]
 fn row<'a>(start: &[u32], list: &'a [Seed], x: NodeId) -> &'a [Seed] {
     let x = x as usize;
@@ -526,8 +526,9 @@ pub fn sweep(
     let cls = setting.class(class);
     let dfa = cls.dfa();
     let bound = table.node_bound();
-    // The index must be this table's (its rows are read without bounds checks: see [`row`]).
-    if index.ctx_start.len() != bound + 1 || index.all_start.len() != bound + 1 {
+    // Rows and heads are read by node without bounds checks (see [`row`]): the index must span
+    // this table's nodes, and the table's nodes must lie below its bound.
+    if index.ctx_start.len() != bound + 1 || index.all_start.len() != bound + 1 || !table.nodes_in_bound() {
         return None;
     }
     // Every head is NIL between sweeps (each sweep resets the heads of the nodes it held).
