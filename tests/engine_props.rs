@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use ets::demo::bank;
-use ets::ets::recognition::{MatchTable, level_constraints, recognize_level_found_with};
-use ets::ets::sweep::{SweepIndex, eligible};
+use ets::ets::recognition::{ClassView, MatchTable, SeedMerge, level_constraints, recognize_level_found_with};
+use ets::ets::sweep::{SweepIndex, SweepScratch, eligible, sweep};
 use ets::ets::{
     Alphabet, GenerateOptions, Setting, Struct, StructError, all_matches, assemble, canonical_form, generate,
     labelled_eq, recognize, structurally_identical,
@@ -351,11 +351,17 @@ fn the_sweep_is_taken_where_its_conditions_hold() {
         let r = recipe().new_tree(&mut runner).unwrap().current();
         let s = build(st.alphabet(), &r, 0);
         let table = MatchTable::build(&st, &level_constraints(&st, 0), &s);
-        let index = SweepIndex::new(&st, &table);
+        let (index, order) = SweepIndex::with_order(&st, &table);
         assert!(!eligible(&st, trip, &index));
         if !table.is_empty() {
             with_matches += 1;
-            swept += eligible(&st, uses, &index) as usize;
+            if eligible(&st, uses, &index) {
+                // An eligible class over its own table's index is swept (not declined).
+                let view = ClassView::new(&st, uses);
+                let seeds = SeedMerge::new(&view, &table, &order);
+                assert!(sweep(&st, uses, &table, &index, seeds, &mut SweepScratch::default()).is_some());
+                swept += 1;
+            }
         }
     }
     assert!(
