@@ -733,7 +733,6 @@ impl<'s> Tracker<'s> {
         change
     }
 
-    /// debug
     /// The living instances, ascending.
     pub fn living(&self) -> Vec<usize> {
         let mut v: Vec<usize> = self.classes.iter().flat_map(|s| s.living.iter().copied()).collect();
