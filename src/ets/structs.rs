@@ -116,10 +116,8 @@ impl Struct {
                 p.initials.iter().chain(&p.terminals).map(|s| s.class).collect()
             })
             .collect();
-        let one_class = site_class
-            .iter()
-            .flatten()
-            .all(|c| Some(c) == site_class.iter().flatten().next());
+        let first_class = site_class.iter().flatten().next();
+        let one_class = site_class.iter().flatten().all(|c| Some(c) == first_class);
         let mut first_slot = Vec::with_capacity(primitives + 1);
         first_slot.push(0);
         Struct {
@@ -171,10 +169,18 @@ impl Struct {
     }
 
     /// [`Struct::add_primitive`] while ids are node indices and the next id is the next index (a
-    /// struct built by appending): what `add_primitive_with_id` does then, without the id checks
-    /// that cannot fail.
+    /// struct built by appending): no id can clash, so no id bookkeeping.
     #[inline]
     fn push_dense(&mut self, kind: PrimitiveKind) -> Result<NodeId, StructError> {
+        let n = self.append(kind)?;
+        self.next_id = n as u64 + 1;
+        Ok(n)
+    }
+
+    /// The storage part of adding a primitive of `kind`: its kind, free slots, rank and kind
+    /// list (the one place `kinds` and the slots grow). Returns its node.
+    #[inline]
+    fn append(&mut self, kind: PrimitiveKind) -> Result<NodeId, StructError> {
         let Some(&(ni, nt)) = self.shape.get(kind.0 as usize) else {
             return Err(StructError::UnknownKind(kind.0));
         };
@@ -186,6 +192,7 @@ impl Struct {
         let slots = (ni + nt) as usize;
         let end = self.slot_node.len() + slots;
         if slots <= 8 {
+            // Copies of a short constant: cheaper than a fill loop for the usual few sites.
             self.slot_node.extend_from_slice(&[FREE; 8][..slots]);
             self.slot_site.extend_from_slice(&[0; 8][..slots]);
         } else {
@@ -195,28 +202,18 @@ impl Struct {
         self.first_slot.push(end as u32);
         self.rank.push(n);
         self.by_kind[kind.0 as usize].push(n);
-        self.next_id = n as u64 + 1;
         Ok(n)
     }
 
     /// Adds a concrete primitive of `kind` with the given identity.
     pub fn add_primitive_with_id(&mut self, kind: PrimitiveKind, id: u64) -> Result<NodeId, StructError> {
-        let Some(&(ni, nt)) = self.shape.get(kind.0 as usize) else {
+        if self.shape.get(kind.0 as usize).is_none() {
             return Err(StructError::UnknownKind(kind.0));
-        };
+        }
         if self.node_of_id(id).is_some() {
             return Err(StructError::DuplicateId(id));
         }
-        if self.len() >= NodeId::MAX as usize - 1 {
-            return Err(StructError::UnknownNode(NodeId::MAX));
-        }
-        let n = self.len() as NodeId;
-        self.kinds.push(kind);
-        let slots = (ni + nt) as usize;
-        self.slot_node.extend(std::iter::repeat_n(FREE, slots));
-        self.slot_site.extend(std::iter::repeat_n(0, slots));
-        self.first_slot.push(self.slot_node.len() as u32);
-        self.rank.push(n);
+        let n = self.append(kind)?;
         if self.dense && id != n as u64 {
             self.dense = false;
             self.ids = (0..n as u64).collect();
@@ -226,7 +223,6 @@ impl Struct {
             self.ids.push(id);
             self.by_id.insert(id, n);
         }
-        self.by_kind[kind.0 as usize].push(n);
         if id >= self.next_id {
             self.next_id = id + 1;
         }
