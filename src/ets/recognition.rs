@@ -1159,9 +1159,9 @@ impl Working {
         }
     }
 
-    /// The candidate applications of the constraints `cons` (no repeats) not yet applied, by
-    /// constraint in `cons` order, then ascending: what [`Working::candidates`] gives for each in
-    /// turn, read in one pass.
+    /// The candidate applications of the constraints `cons` not yet applied, by constraint in
+    /// `cons` order (a constraint listed twice counts once, at its first place), then ascending;
+    /// read in one pass over the pending matches, whatever the number of constraints.
     fn candidates_of<M: Matches + ?Sized>(
         &mut self,
         t: &M,
@@ -1177,19 +1177,6 @@ impl Working {
                 out.push((k, s.m));
             }
         }
-        out.sort_unstable();
-        out
-    }
-
-    /// The candidate applications of `c` not yet applied, ascending.
-    fn candidates<M: Matches + ?Sized>(&mut self, t: &M, view: &ClassView, c: ConstraintId) -> SmallVec<[MatchId; 8]> {
-        self.refresh(t, view);
-        let mut out: SmallVec<[MatchId; 8]> = self
-            .pending
-            .iter()
-            .filter(|s| s.c == c && !self.app_set.contains(s.m))
-            .map(|s| s.m)
-            .collect();
         out.sort_unstable();
         out
     }
@@ -1262,11 +1249,9 @@ impl<M: Matches + ?Sized> Explorer<'_, M> {
                 for app in contained {
                     w.add(t, app);
                 }
-                for &c in &cls.overlaps {
-                    for app in w.candidates(t, self.view, c) {
-                        if t.nodes(app).iter().all(|&n| w.nodes.contains(n)) {
-                            w.add(t, app);
-                        }
+                for (_, app) in w.candidates_of(t, self.view, &cls.overlaps) {
+                    if t.nodes(app).iter().all(|&n| w.nodes.contains(n)) {
+                        w.add(t, app);
                     }
                 }
                 let mut nodes = w.order;
