@@ -5,6 +5,7 @@ mod classify_cmd;
 mod dot_cmd;
 pub(crate) mod dsl_cmds;
 mod go_cmds;
+mod struct_cmds;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -13,7 +14,16 @@ use std::process::ExitCode;
 #[command(
     name = "ets",
     version,
-    about = "Evolving Transformation System: structs, classes, and Go"
+    about = "The Evolving Transformation System (ETS): classes of structural processes for any domain, with Go as a \
+             front-end",
+    long_about = "ets is a framework for structural representation in the Evolving Transformation System (ETS) \
+                  formalism (J. I. Scrimger, 2007, ch. 3): primitives with typed sites, structs as temporal DAGs, \
+                  classes written in a text language (docs/dsl.md), generated and recognised at every level, \
+                  overlapping on shared constraints. The first commands work for any domain: a setting of classes \
+                  (.ets files) and structs (JSON, docs/formats.md). Go (the board game) is its front-end: game \
+                  records become structs, classified by the same engine into stone, block and group classes.",
+    after_help = "Any domain: check, fmt, generate, recognize, struct, dot --struct.\nGo front-end: classify, \
+                  board, replay, bench, dot GAME.sgf."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -22,24 +32,36 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// The position after N moves of a game record (default: the end of the main line).
+    /// Go: the position after N moves of a game record (default: the end of the main line).
+    #[command(display_order = 14)]
     Board(go_cmds::BoardArgs),
-    /// Replay a game record into the thesis's struct; a directory replays every game in it.
+    /// Go: replay a game record into the thesis's struct; a directory replays every game in it.
+    #[command(display_order = 15)]
     Replay(go_cmds::ReplayArgs),
-    /// Parse, replay and record throughput over a corpus, beside the sgf-parse crate.
+    /// Go: parse, replay and record throughput over a corpus, beside the sgf-parse crate.
+    #[command(display_order = 16)]
     Bench(go_cmds::BenchArgs),
-    /// Classify a game record into the Go setting's classes, level by level.
+    /// Go: classify a game record into the Go setting's classes, level by level.
+    #[command(display_order = 13)]
     Classify(classify_cmd::ClassifyArgs),
     /// Pictures: an overlap graph (default), a struct, or a board with elements outlined; DOT, SVG or PNG.
+    #[command(display_order = 8)]
     Dot(dot_cmd::DotArgs),
     /// Check class-language files: a summary, or every diagnostic (exit 1).
+    #[command(display_order = 1)]
     Check(dsl_cmds::CheckArgs),
     /// Format class-language files canonically, in place (`--check` only reports).
+    #[command(display_order = 2)]
     Fmt(dsl_cmds::FmtArgs),
     /// Generate one element of a class; prints the struct as JSON.
+    #[command(display_order = 3)]
     Generate(dsl_cmds::GenerateArgs),
     /// Recognise the elements of every level in a struct; prints them and their overlaps as JSON.
+    #[command(display_order = 4)]
     Recognize(dsl_cmds::RecognizeArgs),
+    /// Operations on structs: assemble, relabel, same (structural identity), canonical.
+    #[command(display_order = 5)]
+    Struct(struct_cmds::StructArgs),
 }
 
 /// Runs the command line.
@@ -55,6 +77,7 @@ pub fn main() -> ExitCode {
         Cmd::Fmt(a) => dsl_cmds::fmt(a),
         Cmd::Generate(a) => dsl_cmds::generate_cmd(a),
         Cmd::Recognize(a) => dsl_cmds::recognize_cmd(a),
+        Cmd::Struct(a) => struct_cmds::run(a),
     };
     match r {
         Ok(code) => code,
