@@ -225,7 +225,10 @@ pub fn fmt(a: FmtArgs) -> miette::Result<ExitCode> {
             bad = true;
             continue;
         }
-        let out = ets::dsl::printer::print(&tree);
+        let mut out = ets::dsl::printer::print(&tree);
+        if text.starts_with('\u{feff}') {
+            out.insert(0, '\u{feff}'); // the editor's choice, kept
+        }
         if out != text {
             if a.check {
                 println!("would reformat {}", f.display());

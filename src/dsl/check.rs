@@ -390,7 +390,8 @@ pub fn class_contexts(st: &Setting, id: ClassId, span_of: &dyn Fn(&str, &str) ->
             }
         }
     }
-    let mut out = Vec::new();
+    // Constraints that can never be applied where their set is used.
+    let mut never: Vec<(String, Option<Span>)> = Vec::new();
     let mut keys: Vec<(usize, u32)> = applied_somewhere.keys().copied().collect();
     keys.sort_unstable();
     for (set, c) in keys {
@@ -404,19 +405,15 @@ pub fn class_contexts(st: &Setting, id: ClassId, span_of: &dyn Fn(&str, &str) ->
             m.dedup();
             m.into_iter().map(kind_name).collect()
         };
-        out.push(ClassFinding {
-            kind: ErrorKind::Class {
-                name: cls.name.clone(),
-                why: format!(
-                    "`{}` in set `{}` can never be applied: its context needs {}, which no earlier step of the class can bring",
-                    con.name,
-                    cls.sets[set].name,
-                    missing.join(" and ")
-                ),
-            },
-            severity: Severity::Warning,
-            span: span_of(&cls.sets[set].name, &con.name),
-        });
+        never.push((
+            format!(
+                "`{}` in set `{}` can never be applied: its context needs {}, which no earlier step of the class can bring",
+                con.name,
+                cls.sets[set].name,
+                missing.join(" and ")
+            ),
+            span_of(&cls.sets[set].name, &con.name),
+        ));
     }
     // Can an accepting state be reached by at least one viable step?
     let mut seen = vec![false; dfa.len()];
@@ -434,16 +431,34 @@ pub fn class_contexts(st: &Setting, id: ClassId, span_of: &dyn Fn(&str, &str) ->
         queue.extend(viable[q as usize].iter().copied());
     }
     if !completes {
-        out.push(ClassFinding {
+        // one mistake: the class is useless; the steps that block it are its reasons
+        let why = match never.first() {
+            Some((w, _)) => format!("no element can ever be complete: {w}"),
+            None => {
+                "no element can ever be complete: every way through its schedule needs a step that cannot be applied"
+                    .into()
+            }
+        };
+        return vec![ClassFinding {
             kind: ErrorKind::Class {
                 name: cls.name.clone(),
-                why: "no element can ever be complete: every way through its schedule needs a step whose context no earlier step can bring".into(),
+                why,
             },
             severity: Severity::Error,
-            span: None,
-        });
+            span: never.first().and_then(|n| n.1),
+        }];
     }
-    out
+    never
+        .into_iter()
+        .map(|(why, span)| ClassFinding {
+            kind: ErrorKind::Class {
+                name: cls.name.clone(),
+                why,
+            },
+            severity: Severity::Warning,
+            span,
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -654,26 +654,66 @@ impl Compiler {
                 break;
             }
         }
-        for c in pending {
-            let d = &c.decl;
-            let at = d
+        // What is left waits on a cycle of includes: each cycle is reported once, at the
+        // include that closes it; classes that only include a class of a cycle are not reported.
+        let waits_on = |c: &Inst<ClassDecl>| -> Vec<(String, Span)> {
+            c.decl
                 .items
                 .iter()
-                .find_map(|i| match &i.kind {
-                    ClassItemKind::Include(n) if names.contains(n.text.as_str()) => Some(n.span),
+                .filter_map(|i| match &i.kind {
+                    ClassItemKind::Include(n) if names.contains(n.text.as_str()) && st.class_id(&n.text).is_none() => {
+                        Some((n.text.clone(), n.span))
+                    }
                     _ => None,
                 })
-                .unwrap_or(d.name.span);
-            self.diags.instances = c.instances;
+                .collect()
+        };
+        let by_name: FxHashMap<&str, &Inst<ClassDecl>> =
+            pending.iter().map(|c| (c.decl.name.text.as_str(), *c)).collect();
+        let mut reported: FxHashSet<String> = FxHashSet::default();
+        for c in &pending {
+            if reported.contains(&c.decl.name.text) {
+                continue;
+            }
+            // follow the first pending include until a class repeats
+            let mut path: Vec<(String, Span)> = vec![(c.decl.name.text.clone(), c.decl.name.span)];
+            let cycle = loop {
+                let cur = by_name[path.last().expect("a class").0.as_str()];
+                let Some((next, at)) = waits_on(cur)
+                    .into_iter()
+                    .find(|(n, _)| by_name.contains_key(n.as_str()))
+                else {
+                    break None;
+                };
+                if let Some(i) = path.iter().position(|(n, _)| *n == next) {
+                    path.push((next, at));
+                    break Some(path.split_off(i));
+                }
+                path.push((next, at));
+            };
+            let Some(cycle) = cycle else { continue };
+            if cycle.iter().any(|(n, _)| reported.contains(n)) {
+                continue;
+            }
+            let chain: Vec<&str> = cycle.iter().map(|(n, _)| n.as_str()).collect();
+            let first = by_name[chain[0]];
+            self.diags.instances = first.instances;
             self.diags.push(DslError::new(
                 ErrorKind::Class {
-                    name: d.name.text.clone(),
-                    why: "it includes itself, directly or through other classes".into(),
+                    name: chain[0].to_string(),
+                    why: if chain.len() == 2 {
+                        "it includes itself".into()
+                    } else {
+                        format!("it includes itself through other classes ({})", chain.join(" -> "))
+                    },
                 },
-                at,
+                cycle.last().expect("a closing include").1,
             ));
             self.diags.instances = 0;
-            self.fail_class(d);
+            reported.extend(chain.iter().map(|n| n.to_string()));
+        }
+        for c in pending {
+            self.fail_class(&c.decl);
         }
     }
 

@@ -248,9 +248,12 @@ impl<'a> Parser<'a> {
         );
         self.with_open(e)
     }
-    /// Adds the innermost open block to a diagnostic at the end of the file or at the next item.
+    /// Adds the innermost open block to a diagnostic at the end of the file or at the next item,
+    /// or where the block's closing token was expected.
     fn with_open(&self, e: DslError) -> Box<DslError> {
-        let at_end = self.rest().is_empty() || is_item_keyword(self.rest());
+        let closer_expected = matches!(&e.kind, ErrorKind::Syntax { expected, .. }
+            if self.opens.last().is_some_and(|o| *expected == format!("`{}`", o.2)));
+        let at_end = self.rest().is_empty() || is_item_keyword(self.rest()) || closer_expected;
         Box::new(match self.opens.last() {
             Some(&(span, what, close)) if at_end => {
                 e.with_label(span, format!("this {what} is not closed (`{close}` expected)"))

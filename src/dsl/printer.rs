@@ -72,7 +72,12 @@ fn fors(v: &[Name]) -> String {
 
 /// Writes `text` (one logical line) at `indent`, broken to fit [`WIDTH`].
 fn line(out: &mut String, indent: usize, text: &str) {
-    for l in layout(text, indent) {
+    line_from(out, indent, text, 0);
+}
+
+/// [`line`], breaking only after byte `from` (a header before it stays whole).
+fn line_from(out: &mut String, indent: usize, text: &str, from: usize) {
+    for l in layout(text, indent, from) {
         out.push_str(&l);
         out.push('\n');
     }
@@ -80,31 +85,28 @@ fn line(out: &mut String, indent: usize, text: &str) {
 
 /// The places `text` may break: `(byte index of the space, bracket depth)`.
 fn breaks(text: &str) -> Vec<(usize, usize)> {
-    let b = text.as_bytes();
     let mut v = Vec::new();
     let mut depth = 0usize;
     let mut in_string = false;
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
+    let mut prev = ' ';
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
         if in_string {
-            in_string = c != b'"';
-        } else if c == b'"' {
+            in_string = c != '"';
+        } else if c == '"' {
             in_string = true;
-        } else if c == b'-' && b.get(i + 1) == Some(&b'>') {
-            i += 2;
+        } else if c == '-' && chars.peek().map(|p| p.1) == Some('>') {
+            chars.next();
+            prev = '>';
             continue;
-        } else if matches!(c, b'(' | b'[' | b'{' | b'<') || text[i..].starts_with('⟨') {
+        } else if matches!(c, '(' | '[' | '{' | '<' | '⟨') {
             depth += 1;
-        } else if matches!(c, b')' | b']' | b'}' | b'>') || text[i..].starts_with('⟩') {
+        } else if matches!(c, ')' | ']' | '}' | '>' | '⟩') {
             depth = depth.saturating_sub(1);
-        } else if c == b' ' && i > 0 {
-            let prev = b[i - 1];
-            if matches!(prev, b',' | b';' | b'|') || text[i + 1..].starts_with("->") {
-                v.push((i, depth));
-            }
+        } else if c == ' ' && i > 0 && (matches!(prev, ',' | ';' | '|') || text[i + 1..].starts_with("->")) {
+            v.push((i, depth));
         }
-        i += 1;
+        prev = c;
     }
     v
 }
@@ -142,12 +144,13 @@ fn fill(text: &str, indent: usize, allowed: &[usize]) -> Vec<String> {
     lines
 }
 
-/// The lines of one logical line at `indent`: broken at the shallowest depth that fits.
-fn layout(text: &str, indent: usize) -> Vec<String> {
+/// The lines of one logical line at `indent`: broken after byte `from`, at the shallowest depth
+/// that fits.
+fn layout(text: &str, indent: usize, from: usize) -> Vec<String> {
     if indent + width(text) <= WIDTH {
         return vec![format!("{}{text}", " ".repeat(indent))];
     }
-    let br = breaks(text);
+    let br: Vec<(usize, usize)> = breaks(text).into_iter().filter(|&(i, _)| i >= from).collect();
     let max_depth = br.iter().map(|&(_, d)| d).max().unwrap_or(0);
     let mut best = None;
     for d in 0..=max_depth {
@@ -170,16 +173,11 @@ fn item_text(out: &mut String, k: &ItemKind) {
             name,
             initials,
             terminals,
-        } => line(
-            out,
-            0,
-            &format!(
-                "primitive {}({}) -> ({});",
-                name.text,
-                groups(initials),
-                groups(terminals)
-            ),
-        ),
+        } => {
+            let head = format!("primitive {}(", name.text);
+            let text = format!("{head}{}) -> ({});", groups(initials), groups(terminals));
+            line_from(out, 0, &text, head.len());
+        }
         ItemKind::Table {
             name,
             columns,
@@ -247,17 +245,9 @@ fn item_text(out: &mut String, k: &ItemKind) {
                     .iter()
                     .map(|c| format!("<{{{}}}, {}>", names(&c.members), c.on.text))
                     .collect();
-                line(
-                    out,
-                    0,
-                    &format!(
-                        "constraint {}{} level {level} = <{{{}}}, {{{}}}>;",
-                        c.name.text,
-                        fors(&c.fors),
-                        vs.join(", "),
-                        cs.join(", ")
-                    ),
-                );
+                let head = format!("constraint {}{} level {level} = <", c.name.text, fors(&c.fors));
+                let text = format!("{head}{{{}}}, {{{}}}>;", vs.join(", "), cs.join(", "));
+                line_from(out, 0, &text, head.len());
             }
         },
         ItemKind::Class(c) => {
@@ -270,6 +260,10 @@ fn item_text(out: &mut String, k: &ItemKind) {
             for it in &c.items {
                 comments(out, &it.comments, 4);
                 let start = out.len();
+                let head = match &it.kind {
+                    ClassItemKind::Set { name, .. } => format!("set {} = ", name.text).len(),
+                    _ => 0,
+                };
                 let text = match &it.kind {
                     ClassItemKind::Include(n) => format!("include {};", n.text),
                     ClassItemKind::Set { name, members } => {
@@ -285,7 +279,7 @@ fn item_text(out: &mut String, k: &ItemKind) {
                     ClassItemKind::Schedule(s) => format!("schedule {};", sched(s, 0)),
                     ClassItemKind::Overlaps(v) => format!("overlaps {};", names(v)),
                 };
-                line(out, 4, &text);
+                line_from(out, 4, &text, head);
                 note(out, start, &it.note);
             }
             comments(out, &c.trailing, 4);
@@ -325,7 +319,7 @@ mod tests {
             "primitive p({}) -> (x: q);",
             (0..30).map(|i| format!("s{i}: q")).collect::<Vec<_>>().join(", ")
         );
-        let lines = layout(&text, 0);
+        let lines = layout(&text, 0, 0);
         assert!(lines.len() > 1);
         assert!(lines.iter().all(|l| l.chars().count() <= WIDTH), "{lines:#?}");
         assert_eq!(
@@ -334,7 +328,7 @@ mod tests {
         );
         // before `->` first
         let t2 = format!("primitive withdraw({}) -> ({});", "a".repeat(50), "b".repeat(50));
-        let l2 = layout(&t2, 0);
+        let l2 = layout(&t2, 0, 0);
         assert_eq!(l2.len(), 2, "{l2:#?}");
         assert!(l2[1].starts_with("    -> ("));
     }
