@@ -5,6 +5,7 @@ mod classify_cmd;
 mod dot_cmd;
 pub(crate) mod dsl_cmds;
 mod go_cmds;
+mod player_cmds;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -40,6 +41,11 @@ enum Cmd {
     Generate(dsl_cmds::GenerateArgs),
     /// Recognise the elements of every level in a struct; prints them and their overlaps as JSON.
     Recognize(dsl_cmds::RecognizeArgs),
+    /// A Go engine speaking GTP version 2 on standard input and output.
+    Gtp(player_cmds::GtpArgs),
+    /// Matches between GTP engines (ets, GNU Go, any command): SGF per game, results in a store,
+    /// ratings with intervals.
+    Arena(player_cmds::ArenaArgs),
 }
 
 /// Runs the command line.
@@ -55,6 +61,8 @@ pub fn main() -> ExitCode {
         Cmd::Fmt(a) => dsl_cmds::fmt(a),
         Cmd::Generate(a) => dsl_cmds::generate_cmd(a),
         Cmd::Recognize(a) => dsl_cmds::recognize_cmd(a),
+        Cmd::Gtp(a) => player_cmds::gtp(a),
+        Cmd::Arena(a) => player_cmds::arena(a),
     };
     match r {
         Ok(code) => code,
