@@ -513,6 +513,12 @@ impl FastBoard {
     pub fn passes(&self) -> u32 {
         self.passes
     }
+    /// Forgets the consecutive passes (and the ko), so that play — a playout resolving the dead
+    /// stones of a finished game, say — can go on from this position.
+    pub fn reset_passes(&mut self) {
+        self.passes = 0;
+        self.ko = Vtx::PASS;
+    }
     /// Moves (and passes) played on this board.
     pub fn move_count(&self) -> u32 {
         self.moves

@@ -175,11 +175,12 @@ impl Gtp {
     fn vertex(&self, s: Option<&str>) -> Result<Vtx, String> {
         let s = s.ok_or("syntax error")?;
         self.player.game.board.from_gtp(s).ok_or_else(|| {
-            if Point::from_gtp(s, 25).is_some() || s.eq_ignore_ascii_case("pass") {
-                "illegal move".to_string()
-            } else {
-                "syntax error".to_string()
-            }
+            // A letter and a number is a vertex, off this board: an illegal move.
+            let mut ch = s.chars();
+            let vertex_like = ch.next().is_some_and(|c| c.is_ascii_alphabetic())
+                && !ch.as_str().is_empty()
+                && ch.as_str().chars().all(|c| c.is_ascii_digit());
+            if vertex_like { "illegal move" } else { "syntax error" }.to_string()
         })
     }
 

@@ -416,7 +416,11 @@ impl Player {
     /// The dead stones of the current position, from a fresh search by the sample games.
     pub fn dead_stones(&mut self) -> Vec<Vtx> {
         let color = self.game.to_move();
-        let a = self.analyse(color, self.cfg.search.playouts.clamp(500, 5000), None);
+        // After two passes the sample games must still be played out from the final position.
+        let saved = self.game.board.clone();
+        self.game.board.reset_passes();
+        let a = self.analyse(color, self.cfg.search.playouts.clamp(2000, 10000), None);
+        self.game.board = saved;
         self.dead_stones_from(&a.search)
     }
 }
