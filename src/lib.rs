@@ -14,4 +14,6 @@ pub mod dot;
 pub mod dsl;
 pub mod ets;
 pub mod go;
+pub mod knowledge;
 pub mod player;
+pub mod store;

@@ -5,6 +5,7 @@ mod classify_cmd;
 mod dot_cmd;
 pub(crate) mod dsl_cmds;
 mod go_cmds;
+mod knowledge_cmds;
 mod player_cmds;
 
 use clap::{Parser, Subcommand};
@@ -46,6 +47,10 @@ enum Cmd {
     /// Matches between GTP engines (ets, GNU Go, any command): SGF per game, results in a store,
     /// ratings with intervals.
     Arena(player_cmds::ArenaArgs),
+    /// Learn Forme_K patterns (and the move-prediction model) from game collections into a store.
+    Learn(knowledge_cmds::LearnArgs),
+    /// Stores: what one holds; merging the stores of shards.
+    Store(knowledge_cmds::StoreArgs),
 }
 
 /// Runs the command line.
@@ -63,6 +68,8 @@ pub fn main() -> ExitCode {
         Cmd::Recognize(a) => dsl_cmds::recognize_cmd(a),
         Cmd::Gtp(a) => player_cmds::gtp(a),
         Cmd::Arena(a) => player_cmds::arena(a),
+        Cmd::Learn(a) => knowledge_cmds::learn_cmd(a),
+        Cmd::Store(a) => knowledge_cmds::store_cmd(a),
     };
     match r {
         Ok(code) => code,
