@@ -246,3 +246,44 @@ fn player_to_move_follows_pl() {
     assert_eq!(r.to_move[0], Color::White);
     assert_eq!(r.to_move[1], Color::White);
 }
+
+/// The shipped legacy-charset records (`tests/data/games/legacy/`, see its README): each decodes
+/// to the names it was made from, with and without `CA`, and says how its charset was chosen.
+#[test]
+fn legacy_charsets_decode_with_and_without_ca() {
+    use ets::go::sgf::CharsetSource::{Declared, Detected};
+    let cases: [(&str, &str, ets::go::sgf::CharsetSource, &str, &str); 9] = [
+        (
+            "shift_jis-no-ca-no-root-semicolon",
+            "Shift_JIS",
+            Detected,
+            "武宮正樹",
+            "結城聡",
+        ),
+        ("shift_jis-ca", "Shift_JIS", Declared, "江城子", "网管286"),
+        ("euc-jp-no-ca", "EUC-JP", Detected, "笨笨の宝宝", "愚公移山"),
+        ("euc-kr-no-ca", "EUC-KR", Detected, "조훈현 9단", "유키 사토시 9단"),
+        ("cp949-ca", "EUC-KR", Declared, "조훈현 9단", "유키 사토시 9단"),
+        ("gb2312-no-ca", "GBK", Detected, "小鹤", "股票领头羊"),
+        ("gb18030-ca-utf8-contradicted", "GBK", Detected, "pp8484", "大大哥"),
+        ("big5-no-ca", "Big5", Detected, "green1234", "夜之雪"),
+        ("big5-ca", "Big5", Declared, "ppppp99999", "冷雨夜8"),
+    ];
+    let mut failures = Vec::new();
+    for (file, charset, how, black, white) in cases {
+        let path = format!("tests/data/games/legacy/{file}.sgf");
+        let s = Sgf::parse_bytes(std::fs::read(&path).unwrap()).unwrap();
+        let r = Replay::from_sgf(&s, 0, &[]).unwrap();
+        let got = (
+            s.charset().name(),
+            s.charset().source,
+            r.info.black.as_deref().unwrap_or(""),
+            r.info.white.as_deref().unwrap_or(""),
+        );
+        if got != (charset, how, black, white) {
+            failures.push(format!("{file}: {got:?}"));
+        }
+        assert!(r.len() > 10, "{file}: the moves are read");
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
