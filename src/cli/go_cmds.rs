@@ -132,7 +132,9 @@ pub struct BenchArgs {
 }
 
 /// Loads one game and reports failures located in the file (compatibility shim for the
-/// commands that want only the collection and the replay; see [`super::input::load`]).
+/// commands that want only the collection and the replay; see [`super::input::load`], which
+/// also gives the warnings).
+#[allow(dead_code)]
 pub fn load(file: &Path, sel: &GameSel) -> miette::Result<(Sgf, Replay)> {
     let l = super::input::load(file, sel)?;
     Ok((l.sgf, l.replay))
@@ -263,6 +265,9 @@ fn replay_corpus(a: &ReplayArgs) -> miette::Result<ExitCode> {
     let kinds = GoAlphabet::new();
     let opts = a.rec.options();
     let files = sgf_files(&a.file);
+    if files.is_empty() {
+        return Err(miette::miette!("{}: no .sgf file in this directory", a.file.display()));
+    }
     let pb = Progress::new(files.len());
     let json = a.format == Format::Json;
     let results: Vec<Vec<GameOutcome>> = files

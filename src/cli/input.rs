@@ -359,3 +359,26 @@ impl Progress {
         self.bar.finish_and_clear();
     }
 }
+
+/// `--level L`: a level of the setting (usage error otherwise).
+pub fn check_level(st: &ets::ets::Setting, level: Option<u32>) -> miette::Result<()> {
+    match level {
+        Some(l) if l > st.max_level() => Err(usage(format!(
+            "--level {l}: the setting has levels 0 to {}",
+            st.max_level()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// A class named by a flag: a class of the setting (usage error otherwise, listing them).
+pub fn check_class(st: &ets::ets::Setting, flag: &str, name: &str) -> miette::Result<()> {
+    if st.class_id(name).is_some() {
+        return Ok(());
+    }
+    let names: Vec<&str> = st.classes().iter().map(|c| c.name.as_str()).collect();
+    Err(usage(format!(
+        "{flag} {name}: no such class in the setting (classes: {})",
+        names.join(", ")
+    )))
+}

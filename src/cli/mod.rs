@@ -49,6 +49,11 @@ enum Cmd {
 
 /// Runs the command line.
 pub fn main() -> ExitCode {
+    // One message per error, on as many columns as it takes (not wrapped at 80), so that tools
+    // and tests can read it.
+    let _ = miette::set_hook(Box::new(|_| {
+        Box::new(miette::MietteHandlerOpts::new().wrap_lines(false).build())
+    }));
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Board(a) => go_cmds::board(a),
