@@ -8,9 +8,9 @@
 //! Inputs are seeds (the records in `tests/data/games/`, the class setting in `grammars/`) under
 //! structure-aware mutations (`mutate.rs`), input `i` a pure function of the seed and `i`. Worker
 //! processes run the inputs and announce each one before running it; the parent notes a worker
-//! that dies (a panic, an abort, a stack overflow) or stays silent over two seconds on one input
-//! (a hang), makes that input again, saves it under `fuzz/artifacts/TARGET/`, and starts a new
-//! worker after it. Why not `cargo fuzz`: it needs nightly and an installed tool; this runs on
+//! that dies (a panic, an abort, a stack overflow) or spends over two seconds of CPU time on one
+//! input (a hang, confirmed by running the input alone in a new process), makes that input again,
+//! saves it under `fuzz/artifacts/TARGET/`, and starts a new worker after it. Why not `cargo fuzz`: it needs nightly and an installed tool; this runs on
 //! the toolchain the project builds with, in CI, and its findings replay as plain tests
 //! (`tests/fuzz_regressions.rs` runs every file in `fuzz/regressions/TARGET/`).
 
@@ -24,7 +24,18 @@ mod mutate;
 #[path = "targets.rs"]
 mod targets;
 
+/// An input that takes more CPU time than this is a hang (CPU time, not wall time: the machine
+/// is shared, and a busy spell must not look like a hang).
 const HANG: Duration = Duration::from_secs(2);
+
+/// CPU time (user + system) of a process so far, from `/proc` (Linux); None elsewhere.
+fn cpu_time(pid: &str) -> Option<Duration> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &s[s.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -145,13 +156,26 @@ fn supervise(target: &str, seed: u64, from: u64, to: u64) -> (Outcome, u64) {
         s
     });
     let mut current: Option<u64> = None;
+    let pid = child.id().to_string();
+    let mut cpu_at_start = cpu_time(&pid).unwrap_or_default();
+    let mut wall_at_start = Instant::now();
     loop {
         match rx.recv_timeout(HANG) {
             Ok(Some(l)) if l == "done" => {
                 let _ = child.wait();
                 return (Outcome::Done, to - from);
             }
-            Ok(Some(l)) => current = l.parse().ok(),
+            Ok(Some(l)) => {
+                current = l.parse().ok();
+                cpu_at_start = cpu_time(&pid).unwrap_or_default();
+                wall_at_start = Instant::now();
+            }
+            Err(_)
+                if cpu_time(&pid).is_some_and(|c| c.saturating_sub(cpu_at_start) <= HANG)
+                    && wall_at_start.elapsed() < Duration::from_secs(300) =>
+            {
+                // slow only because the machine is busy: wait on
+            }
             Ok(None) => {
                 let status = child.wait().expect("worker status");
                 let err = err_reader.join().unwrap_or_default();
@@ -175,6 +199,21 @@ fn supervise(target: &str, seed: u64, from: u64, to: u64) -> (Outcome, u64) {
             }
         }
     }
+}
+
+/// The CPU seconds target `target` takes on the input in `file`, run alone in a new process.
+fn confirm(target: &str, file: &Path) -> f64 {
+    let exe = std::env::current_exe().expect("own path");
+    let out = Command::new(exe)
+        .args(["one", target, &file.display().to_string()])
+        .output()
+        .expect("run one input");
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.split("cpu ")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(f64::INFINITY)
 }
 
 fn save(target: &str, kind: &str, i: u64, data: &[u8]) -> PathBuf {
@@ -228,18 +267,20 @@ fn run(target: &str, inputs: u64, seed: u64, jobs: u64, seconds: u64) -> bool {
                                 at = i + 1;
                             }
                             Outcome::Hang(i) => {
-                                // Make sure: time the input alone (the machine may be busy).
+                                // Make sure: the CPU time of the input alone, in a process of its own.
                                 let d = inputs_of.get(i);
-                                let t = Instant::now();
-                                targets::run(target, &d);
-                                let secs = t.elapsed().as_secs_f64();
+                                let p = save(target, "slow", i, &d);
+                                let secs = confirm(target, &p);
                                 if secs > HANG.as_secs_f64() {
-                                    let p = save(target, "hang", i, &d);
+                                    let p2 = p.with_file_name(format!("hang-{i}.in"));
+                                    let _ = std::fs::rename(&p, &p2);
+                                    let p = p2;
                                     findings
                                         .lock()
                                         .unwrap()
                                         .push(format!("hang at input {i} ({secs:.1} s alone; {})", p.display()));
                                 } else {
+                                    let _ = std::fs::remove_file(&p);
                                     slow.lock().unwrap().push((i, secs));
                                 }
                                 ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -261,12 +302,11 @@ fn run(target: &str, inputs: u64, seed: u64, jobs: u64, seconds: u64) -> bool {
     let f = findings.into_inner().unwrap();
     let slow = slow.into_inner().unwrap();
     println!(
-        "ets-fuzz {target}: {r} inputs in {:.0} s (seed {seed}, {jobs} worker(s)); {} crash(es) or hang(s) over {} s; {} input(s) over {} s only under load (under {} s alone)",
+        "ets-fuzz {target}: {r} inputs in {:.0} s (seed {seed}, {jobs} worker(s)); {} crash(es) or hang(s) over {} s of CPU; {} input(s) slow only under load (under {} s of CPU alone)",
         start.elapsed().as_secs_f64(),
         f.len(),
         HANG.as_secs(),
         slow.len(),
-        HANG.as_secs(),
         HANG.as_secs()
     );
     for x in &f {
@@ -297,8 +337,14 @@ fn main() {
             let file = args.get(2).expect("a file");
             let d = std::fs::read(file).expect("readable");
             let t = Instant::now();
+            let c0 = cpu_time("self").unwrap_or_default();
             targets::run(&target, &d);
-            println!("{file}: ok in {:.3} s", t.elapsed().as_secs_f64());
+            let cpu = cpu_time("self").unwrap_or_default().saturating_sub(c0);
+            println!(
+                "{file}: ok in {:.3} s, cpu {:.3} s",
+                t.elapsed().as_secs_f64(),
+                cpu.as_secs_f64()
+            );
         }
         Some("input") if targets::TARGETS.contains(&target.as_str()) => {
             // writes input I of seed S to stdout (to look at it)
