@@ -91,7 +91,7 @@ impl Inputs {
             "dsl" => mutate::dsl_input(self.seed, i, &self.seeds, &self.words),
             // The pipeline classifies: its inputs start from small boards (mutations may still
             // make them anything).
-            "pipeline" => mutate::sgf_input(self.seed, i, &self.seeds, i % 4 != 0),
+            "pipeline" => mutate::sgf_input(self.seed, i, &self.seeds, !i.is_multiple_of(4)),
             _ => mutate::sgf_input(self.seed, i, &self.seeds, false),
         }
     }
@@ -126,7 +126,7 @@ enum Outcome {
 }
 
 /// Runs a worker over `from..to`; returns how it ended and the inputs it finished.
-fn supervise(target: &str, seed: u64, from: u64, to: u64) -> (Outcome, u64) {
+fn supervise(target: &str, seed: u64, from: u64, to: u64, deadline: Option<Instant>) -> (Outcome, u64) {
     let exe = std::env::current_exe().expect("own path");
     let mut child = Command::new(exe)
         .args(["work", target, &seed.to_string(), &from.to_string(), &to.to_string()])
@@ -160,7 +160,16 @@ fn supervise(target: &str, seed: u64, from: u64, to: u64) -> (Outcome, u64) {
     let mut cpu_at_start = cpu_time(&pid).unwrap_or_default();
     let mut wall_at_start = Instant::now();
     loop {
-        match rx.recv_timeout(HANG) {
+        if let Some(d) = deadline
+            && Instant::now() >= d
+        {
+            // time is up: the inputs announced before the current one are done
+            let _ = child.kill();
+            let _ = child.wait();
+            return (Outcome::Done, current.map_or(0, |c| c - from));
+        }
+        let wait = deadline.map_or(HANG, |d| d.saturating_duration_since(Instant::now()).min(HANG));
+        match rx.recv_timeout(wait.max(Duration::from_millis(1))) {
             Ok(Some(l)) if l == "done" => {
                 let _ = child.wait();
                 return (Outcome::Done, to - from);
@@ -170,6 +179,7 @@ fn supervise(target: &str, seed: u64, from: u64, to: u64) -> (Outcome, u64) {
                 cpu_at_start = cpu_time(&pid).unwrap_or_default();
                 wall_at_start = Instant::now();
             }
+            Err(_) if deadline.is_some_and(|d| Instant::now() >= d) => {}
             Err(_)
                 if cpu_time(&pid).is_some_and(|c| c.saturating_sub(cpu_at_start) <= HANG)
                     && wall_at_start.elapsed() < Duration::from_secs(300) =>
@@ -252,7 +262,7 @@ fn run(target: &str, inputs: u64, seed: u64, jobs: u64, seconds: u64) -> bool {
                     };
                     let mut at = from;
                     while at < to {
-                        let (o, done) = supervise(target, seed, at, to);
+                        let (o, done) = supervise(target, seed, at, to, deadline);
                         ran.fetch_add(done, std::sync::atomic::Ordering::Relaxed);
                         match o {
                             Outcome::Done => break,

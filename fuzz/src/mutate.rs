@@ -157,7 +157,7 @@ fn mutate_sgf_once(r: &mut Rng, d: &mut Vec<u8>, seeds: &[Vec<u8>]) {
                 d.splice(at..at, chunk.iter().copied());
             }
         }
-        3 | 4 | 5 => {
+        3..=5 => {
             let t = *r.pick(SGF_TOKENS);
             d.splice(at..at, t.iter().copied());
         }
@@ -193,7 +193,7 @@ fn mutate_sgf_once(r: &mut Rng, d: &mut Vec<u8>, seeds: &[Vec<u8>]) {
         _ => {
             // a multi-byte character in some legacy charset, or its halves
             const HALVES: [&[u8]; 6] = [b"\x83\x5c", b"\x8d\x5d", b"\xa9\x5d", b"\xb0\xa1", b"\xe3\x81", b"\x81"];
-            let t: &[u8] = *r.pick(&HALVES);
+            let t = r.pick(&HALVES);
             d.splice(at..at, t.iter().copied());
         }
     }

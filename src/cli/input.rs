@@ -73,13 +73,13 @@ pub fn positive(s: &str) -> Result<usize, String> {
 #[derive(Args, Clone, Default)]
 pub struct GameSel {
     /// Which game of a collection (1-based; `FILE:N` says the same).
-    #[arg(long, value_parser = game_number)]
+    #[arg(long, value_name = "N", value_parser = game_number)]
     pub game: Option<usize>,
     /// The variation: at the k-th branching node, take child path[k] (0 = main line), e.g. `0,2`.
     #[arg(long, value_delimiter = ',')]
     pub path: Vec<usize>,
     /// Position after N moves (default: the end).
-    #[arg(long = "move", value_parser = move_number, allow_hyphen_values = true)]
+    #[arg(long = "move", value_name = "N", value_parser = move_number, allow_hyphen_values = true)]
     pub mv: Option<usize>,
     /// Turn every warning (a deviation read leniently, an irregular move) into an error.
     #[arg(long)]

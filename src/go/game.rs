@@ -48,7 +48,7 @@ pub fn check_recording(cols: u8, rows: u8, positions: usize, opts: RecordOptions
     if est > MAX_PRIMITIVES {
         return Err(GameError::TooLarge {
             what: format!(
-                "recording {positions} positions of a {cols}x{rows} board ({} layers each) would take about {est} primitives, more than the {MAX_PRIMITIVES} ets records at once (about 1 GB); choose fewer moves with --move, or --attention focus",
+                "recording {positions} positions of a {cols}x{rows} board ({} layer(s) each) would take about {est} primitives, more than the {MAX_PRIMITIVES} ets records at once (about 1 GB); choose fewer moves with --move, or --attention focus",
                 opts.layers.max(1)
             ),
         });
