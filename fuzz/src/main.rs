@@ -2,7 +2,7 @@
 //! (read → replay → classify levels 0–2) and the class language.
 //!
 //! ```text
-//! cargo run --release -p ets-fuzz -- run sgf --inputs 1000000 [--seed S] [--jobs J] [--seconds T]
+//! cargo run --release -p ets-fuzz -- run sgf --inputs 1000000 [--start I] [--seed S] [--jobs J] [--seconds T]
 //! cargo run --release -p ets-fuzz -- one sgf FILE     # one input, e.g. a saved crash
 //! ```
 //! Inputs are seeds (the records in `tests/data/games/`, the class setting in `grammars/`) under
@@ -235,12 +235,13 @@ fn save(target: &str, kind: &str, i: u64, data: &[u8]) -> PathBuf {
 }
 
 /// Runs `inputs` inputs (or until `seconds` pass) on `jobs` workers; prints the figures.
-fn run(target: &str, inputs: u64, seed: u64, jobs: u64, seconds: u64) -> bool {
+fn run(target: &str, start_at: u64, inputs: u64, seed: u64, jobs: u64, seconds: u64) -> bool {
     let start = Instant::now();
     let inputs_of = Inputs::new(target, seed);
     let batch = 20_000u64;
     let deadline = (seconds > 0).then(|| start + Duration::from_secs(seconds));
-    let next = std::sync::Mutex::new(0u64);
+    let next = std::sync::Mutex::new(start_at);
+    let inputs = start_at + inputs;
     let findings = std::sync::Mutex::new(Vec::<String>::new());
     let ran = std::sync::atomic::AtomicU64::new(0);
     let slow = std::sync::Mutex::new(Vec::<(u64, f64)>::new());
@@ -312,7 +313,7 @@ fn run(target: &str, inputs: u64, seed: u64, jobs: u64, seconds: u64) -> bool {
     let f = findings.into_inner().unwrap();
     let slow = slow.into_inner().unwrap();
     println!(
-        "ets-fuzz {target}: {r} inputs in {:.0} s (seed {seed}, {jobs} worker(s)); {} crash(es) or hang(s) over {} s of CPU; {} input(s) slow only under load (under {} s of CPU alone)",
+        "ets-fuzz {target}: {r} inputs from input {start_at} in {:.0} s (seed {seed}, {jobs} worker(s)); {} crash(es) or hang(s) over {} s of CPU; {} input(s) slow only under load (under {} s of CPU alone)",
         start.elapsed().as_secs_f64(),
         f.len(),
         HANG.as_secs(),
@@ -336,6 +337,7 @@ fn main() {
         Some("run") if targets::TARGETS.contains(&target.as_str()) => {
             let ok = run(
                 &target,
+                arg(&args, "--start", 0),
                 arg(&args, "--inputs", 1_000_000),
                 arg(&args, "--seed", 1),
                 arg(&args, "--jobs", 1),
@@ -363,7 +365,7 @@ fn main() {
         }
         _ => {
             eprintln!(
-                "usage: ets-fuzz run TARGET [--inputs N] [--seed S] [--jobs J] [--seconds T]\n       ets-fuzz one TARGET FILE\n       ets-fuzz input TARGET --index I [--seed S]\ntargets: {}",
+                "usage: ets-fuzz run TARGET [--inputs N] [--start I] [--seed S] [--jobs J] [--seconds T]\n       ets-fuzz one TARGET FILE\n       ets-fuzz input TARGET --index I [--seed S]\ntargets: {}",
                 targets::TARGETS.join(", ")
             );
             std::process::exit(2);
