@@ -392,3 +392,26 @@ fn legacy_charsets_decode_with_and_without_ca() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+#[test]
+fn an_over_long_line_is_refused_before_it_is_replayed() {
+    // Found by ets-fuzz (a giant input): 100,000 moves on 52x52 took seconds to replay, then to
+    // hold. Beyond MAX_POSITION_CELLS board points of positions, the replay refuses at once.
+    let mut t = String::from("(;SZ[52]");
+    for _ in 0..40_000 {
+        t.push_str(";B[aA]");
+    }
+    t.push(')');
+    let s = Sgf::parse(&t).unwrap();
+    let e = Replay::from_sgf(&s, 0, &[]).unwrap_err();
+    assert!(
+        e.to_string().contains("the line has 40000 moves on a 52x52 board"),
+        "{e}"
+    );
+    // The same on 19x19 is a game ets replays.
+    let t = t.replace("SZ[52]", "SZ[19]").replace("aA", "dd");
+    assert_eq!(
+        Replay::from_sgf(&Sgf::parse(&t).unwrap(), 0, &[]).unwrap().moves.len(),
+        40_000
+    );
+}

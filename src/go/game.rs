@@ -15,8 +15,8 @@ use super::record::{Attention, RecordOptions};
 use super::sgf::{Ident, Sgf, SgfError, Span};
 
 /// The most board points that a replay's positions may hold together (positions × points,
-/// about one byte each: 1,000,000 positions of 19x19, 35,000 of 52x52).
-pub const MAX_POSITION_CELLS: u64 = 400_000_000;
+/// about one byte each: 277,000 positions of 19x19, 36,000 of 52x52).
+pub const MAX_POSITION_CELLS: u64 = 100_000_000;
 
 /// The most primitives a recording may be estimated at ([`estimated_primitives`]): 1,100
 /// positions of a 19x19 board with full attention and one layer. Recording and classifying cost
@@ -240,6 +240,21 @@ impl Replay {
             name: t("GN"),
         };
         let area = size.0 as u64 * size.1 as u64;
+        // Refuse an over-long line before replaying any of it.
+        let moves_in_line: u64 = line
+            .iter()
+            .map(|&n| sgf.props(n).iter().filter(|p| p.ident == B || p.ident == W).count() as u64)
+            .sum();
+        if (moves_in_line + 1) * area > MAX_POSITION_CELLS {
+            return Err(GameError::TooLarge {
+                what: format!(
+                    "the line has {moves_in_line} moves on a {}x{} board; ets replays at most {} positions of this board ({MAX_POSITION_CELLS} board points)",
+                    size.0,
+                    size.1,
+                    MAX_POSITION_CELLS / area
+                ),
+            });
+        }
         let mut board = Board::new(size.0, size.1);
         let first = if info.handicap.unwrap_or(0) >= 2 {
             Color::White
@@ -382,7 +397,7 @@ impl Replay {
                                 ),
                             });
                         }
-                        if prev_board.as_ref().is_some_and(|pb| pb.same_stones(&board)) && !e.captured.is_empty() {
+                        if !e.captured.is_empty() && prev_board.as_ref().is_some_and(|pb| pb.same_stones(&board)) {
                             warnings.push(Warning {
                                 move_number: number,
                                 offset: at,
@@ -492,6 +507,6 @@ fn expand(sgf: &Sgf, s: Span, board: &Board, mv: usize, at: usize, warnings: &mu
 impl Board {
     /// Whether two boards hold the same stones (prisoners aside).
     pub fn same_stones(&self, other: &Board) -> bool {
-        self.cols() == other.cols() && self.rows() == other.rows() && self.points().all(|p| self.get(p) == other.get(p))
+        self.same_cells(other)
     }
 }
