@@ -266,6 +266,7 @@ pub fn stream_batched<R: Send>(
                 }
             }
         }
+        #[allow(clippy::type_complexity)]
         let results: Vec<Result<(usize, usize, u64, usize, Option<R>), Broken>> = slots
             .par_iter()
             .map(|&(k, part, g, first)| {

@@ -104,12 +104,11 @@ impl Analysis {
                 for nb in b.neighbours(q) {
                     let j = idx(cols, nb);
                     match b.get(nb) {
-                        Cell::Empty => {
-                            if stamp[j] != id {
-                                stamp[j] = id;
-                                l += 1;
-                            }
+                        Cell::Empty if stamp[j] != id => {
+                            stamp[j] = id;
+                            l += 1;
                         }
+                        Cell::Empty => {}
                         Cell::Stone(c2) if c2 == c && block[j] == u32::MAX => {
                             block[j] = id;
                             stack.push(nb);
