@@ -14,7 +14,7 @@ use ets::go::board::Point;
 use ets::go::classify::{classify, load};
 use ets::go::record::Place;
 
-use super::go_cmds::{GameSel, RecordArgs, last_moves, load as load_game};
+use super::go_cmds::{GameSel, RecordArgs, last_moves};
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum View {
@@ -205,8 +205,15 @@ pub fn run(a: DotArgs) -> miette::Result<ExitCode> {
         .ok_or_else(|| miette::miette!("name an SGF file, or a struct with --struct"))?;
     let (sources, st) = load(&a.setting);
     let st = st.map_err(|e| miette::miette!("{}", super::dsl_cmds::render(&sources, &e)))?;
-    let (_, replay) = load_game(&file, &a.sel)?;
-    let n = a.sel.mv.unwrap_or(replay.len()).min(replay.len());
+    super::input::check_level(&st, Some(a.level))?;
+    for c in &a.highlight {
+        super::input::check_class(&st, "--highlight", c)?;
+    }
+    let l = super::input::load(&file, &a.sel)?;
+    let n = l.upto(a.sel.mv)?;
+    super::input::report_warnings(l.warnings(n), a.sel.strict, false)?;
+    super::input::check_recording(&l, n, a.rec.options())?;
+    let replay = l.replay;
     let rows = replay.info.size.1;
     let level_needed = if a.view == View::Struct { 0 } else { a.level };
     let c = classify(
@@ -231,8 +238,14 @@ pub fn run(a: DotArgs) -> miette::Result<ExitCode> {
             None,
         ),
         View::Board => {
-            let l = &c.hierarchy.levels[a.level as usize];
-            let named = &c.named[a.level as usize];
+            let (Some(l), Some(named)) = (c.hierarchy.levels.get(a.level as usize), c.named.get(a.level as usize))
+            else {
+                return Err(miette::miette!(
+                    "{}: no level {} was recognised",
+                    file.display(),
+                    a.level
+                ));
+            };
             let outlines: Vec<Outline> = l
                 .elements
                 .iter()

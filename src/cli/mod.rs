@@ -5,6 +5,8 @@ mod classify_cmd;
 mod dot_cmd;
 pub(crate) mod dsl_cmds;
 mod go_cmds;
+mod info_cmd;
+pub(crate) mod input;
 mod knowledge_cmds;
 mod player_cmds;
 
@@ -26,6 +28,9 @@ struct Cli {
 enum Cmd {
     /// The position after N moves of a game record (default: the end of the main line).
     Board(go_cmds::BoardArgs),
+    /// What each game of SGF files or directories holds: players, result, size, moves, variations,
+    /// charset, warnings.
+    Info(info_cmd::InfoArgs),
     /// Replay a game record into the thesis's struct; a directory replays every game in it.
     Replay(go_cmds::ReplayArgs),
     /// Parse, replay and record throughput over a corpus, beside the sgf-parse crate.
@@ -55,9 +60,15 @@ enum Cmd {
 
 /// Runs the command line.
 pub fn main() -> ExitCode {
+    // One message per error, on as many columns as it takes (not wrapped at 80), so that tools
+    // and tests can read it.
+    let _ = miette::set_hook(Box::new(|_| {
+        Box::new(miette::MietteHandlerOpts::new().wrap_lines(false).build())
+    }));
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Board(a) => go_cmds::board(a),
+        Cmd::Info(a) => info_cmd::run(a),
         Cmd::Replay(a) => go_cmds::replay(a),
         Cmd::Bench(a) => go_cmds::bench(a),
         Cmd::Classify(a) => classify_cmd::run(a),
@@ -75,19 +86,7 @@ pub fn main() -> ExitCode {
         Ok(code) => code,
         Err(report) => {
             eprintln!("{report:?}");
-            ExitCode::from(1)
+            input::exit_code(&report)
         }
     }
-}
-
-/// Renders a located error as a miette report over the named source.
-pub fn located(file: &str, src: &[u8], offset: usize, msg: String, label: &str) -> miette::Report {
-    let text = String::from_utf8_lossy(src).into_owned();
-    let (line, col) = ets::go::sgf::line_col(src, offset);
-    let offset = String::from_utf8_lossy(&src[..offset.min(src.len())]).len();
-    miette::miette!(
-        labels = vec![miette::LabeledSpan::at_offset(offset, label.to_string())],
-        "{file}:{line}:{col}: {msg}"
-    )
-    .with_source_code(miette::NamedSource::new(file, text))
 }
