@@ -174,7 +174,8 @@ fn vertex_list(vs: &[Point], rows: u8) -> String {
 }
 
 /// The overlap view of the `shown` elements of a level, anchored at their vertices on a board of
-/// `cols` × `rows` (drawn as the grid under them, cropped to `region`).
+/// `cols` × `rows` (drawn as the grid under them, cropped to `region`; an element that reaches
+/// out of the region is anchored at its vertices inside it).
 pub fn overlap_view(
     setting: &Setting,
     l: &GameLevel,
@@ -199,9 +200,11 @@ pub fn overlap_view(
                 tooltip: format!("{class} {vs} (since move {})", e.born),
                 class,
                 detail: vs,
+                // with a region, an element that reaches out of it stands where it touches it
                 anchors: e
                     .vertices
                     .iter()
+                    .filter(|&&p| area.contains(p) || !e.vertices.iter().any(|&q| area.contains(q)))
                     .map(|p| (p.col as f64 - area.lo.col as f64, p.row as f64 - area.lo.row as f64))
                     .collect(),
             }
