@@ -13,3 +13,4 @@ pub mod dot;
 pub mod dsl;
 pub mod ets;
 pub mod go;
+pub mod knowledge;
