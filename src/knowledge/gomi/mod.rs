@@ -7,9 +7,11 @@
 //! - [`estimate`]: B_{r,n}, the conservative estimate d(p), reachability bounds;
 //! - [`qm`]: q_m for every legal move and sampling from it;
 //! - [`play`]: the database Π, σ, sample games, position evaluation, reachability;
-//! - [`quad`]: the numerical integration both use.
+//! - [`quad`]: the numerical integration both use;
+//! - [`store`]: the entries in an SQLite store.
 
 pub mod estimate;
 pub mod play;
 pub mod qm;
 pub mod quad;
+pub mod store;
