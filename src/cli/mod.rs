@@ -1,6 +1,7 @@
 //! Command-line interface (clap). Errors are rendered here, at the edge, with miette: file,
 //! line, column and the source line with a caret.
 
+mod academy_cmd;
 mod classify_cmd;
 mod dot_cmd;
 pub(crate) mod dsl_cmds;
@@ -40,6 +41,11 @@ enum Cmd {
     Generate(dsl_cmds::GenerateArgs),
     /// Recognise the elements of every level in a struct; prints them and their overlaps as JSON.
     Recognize(dsl_cmds::RecognizeArgs),
+    /// The ACADEMY, a pattern database that competing players share: post, show, query, stats,
+    /// export, learn from collections.
+    Academy(academy_cmd::AcademyArgs),
+    /// Evaluate a position by Gomi's sample games: P(black wins), ownership map, dead stones.
+    Evaluate(academy_cmd::EvaluateArgs),
 }
 
 /// Runs the command line.
@@ -55,6 +61,8 @@ pub fn main() -> ExitCode {
         Cmd::Fmt(a) => dsl_cmds::fmt(a),
         Cmd::Generate(a) => dsl_cmds::generate_cmd(a),
         Cmd::Recognize(a) => dsl_cmds::recognize_cmd(a),
+        Cmd::Academy(a) => academy_cmd::run(a),
+        Cmd::Evaluate(a) => academy_cmd::evaluate(a),
     };
     match r {
         Ok(code) => code,

@@ -412,13 +412,18 @@ impl Gomi {
                 *self.reach.entry(chi).or_default().entry(next).or_insert(0) += 1;
             }
         }
+        let mut present = std::collections::BTreeSet::new();
         for (name, pts) in elements {
             let chi = class_chi(name);
             self.class_names.entry(chi).or_insert_with(|| name.clone());
-            self.entries
-                .entry((chi, Formula::BlackWins))
-                .or_default()
-                .add(black_wins);
+            // "an element of C is present" matches the position once; each element is a match
+            // of "this element's points", whose formula is BlackOwnsElement
+            if present.insert(chi) {
+                self.entries
+                    .entry((chi, Formula::BlackWins))
+                    .or_default()
+                    .add(black_wins);
+            }
             let black = pts
                 .iter()
                 .filter(|p| g.last.playout_owner(g.last.vtx(**p)) == Owner::Black)
@@ -593,8 +598,10 @@ mod tests {
             .map(|(_, c)| c.n)
             .sum();
         assert!(n > 20 * 40, "{n}");
+        // two elements of one class: the class is present once per game, its elements twice
         let c = g.counts(class_chi("demo"), Formula::BlackWins);
         assert_eq!((c.n, c.r), (20, e.black_wins as u64));
+        assert_eq!(g.counts(class_chi("demo"), Formula::BlackOwnsElement).n, 40);
         // deterministic with the seed
         let mut h = Gomi::new(Settings::default());
         let e2 = h.evaluate(

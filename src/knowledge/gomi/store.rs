@@ -49,7 +49,14 @@ pub fn load(path: &str, gomi: Gomi) -> rusqlite::Result<Loaded> {
     let c = open(path)?;
     let mut gomi = gomi;
     let mut st = c.prepare("SELECT chi, formula, n, r FROM gomi_entry")?;
-    let rows = st.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?, r.get::<_, i64>(3)?)))?;
+    let rows = st.query_map([], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, i64>(2)?,
+            r.get::<_, i64>(3)?,
+        ))
+    })?;
     for row in rows {
         let (chi, f, n, r) = row?;
         if let Some(f) = Formula::from_code(f) {
@@ -63,7 +70,9 @@ pub fn load(path: &str, gomi: Gomi) -> rusqlite::Result<Loaded> {
         }
     }
     let mut st = c.prepare("SELECT chi, next, count FROM gomi_reach")?;
-    let rows = st.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?)))?;
+    let rows = st.query_map([], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
+    })?;
     let mut base_reach = HashMap::new();
     for row in rows {
         let (a, b, k) = row?;
@@ -149,7 +158,13 @@ mod tests {
         let d = load(&p, Gomi::new(Settings::default())).unwrap();
         let chi = crate::knowledge::gomi::play::class_chi("x");
         assert_eq!(d.gomi.counts(chi, Formula::BlackWins).n, 12);
-        let total = |g: &Gomi| g.entries.iter().filter(|(k, _)| k.1 == Formula::MoverWins).map(|(_, c)| c.n).sum::<u64>();
+        let total = |g: &Gomi| {
+            g.entries
+                .iter()
+                .filter(|(k, _)| k.1 == Formula::MoverWins)
+                .map(|(_, c)| c.n)
+                .sum::<u64>()
+        };
         assert_eq!(total(&d.gomi), total(&a.gomi) + total(&c.gomi));
         let _ = std::fs::remove_file(&path);
     }
