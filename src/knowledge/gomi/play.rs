@@ -579,15 +579,9 @@ mod tests {
     #[test]
     fn sample_games_end_score_and_teach() {
         let b = FastBoard::new(9).unwrap();
+        let demo = vec![("demo".to_string(), vec![Point { col: 4, row: 4 }]); 2];
         let mut g = Gomi::new(Settings::default());
-        let e = g.evaluate(
-            &b,
-            Color::Black,
-            20,
-            1,
-            true,
-            &[("demo".into(), vec![Point { col: 4, row: 4 }])],
-        );
+        let e = g.evaluate(&b, Color::Black, 20, 1, true, &demo);
         assert_eq!(e.games, 20);
         assert!(e.black_owns.iter().all(|&x| (0.0..=1.0).contains(&x)));
         // every sample game matched patterns: MoverWins counts add up to the moves with a pattern
@@ -604,14 +598,7 @@ mod tests {
         assert_eq!(g.counts(class_chi("demo"), Formula::BlackOwnsElement).n, 40);
         // deterministic with the seed
         let mut h = Gomi::new(Settings::default());
-        let e2 = h.evaluate(
-            &b,
-            Color::Black,
-            20,
-            1,
-            true,
-            &[("demo".into(), vec![Point { col: 4, row: 4 }])],
-        );
+        let e2 = h.evaluate(&b, Color::Black, 20, 1, true, &demo);
         assert_eq!(e, e2);
     }
 
