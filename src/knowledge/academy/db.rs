@@ -158,7 +158,10 @@ mod postgres_backend {
     use super::{DbError, Sql, Val};
     use postgres::types::{ToSql, Type};
 
-    pub(super) struct Pg(pub postgres::Client);
+    pub(super) struct Pg {
+        pub client: postgres::Client,
+        pub cache: std::collections::HashMap<String, postgres::Statement>,
+    }
 
     fn e(x: postgres::Error) -> DbError {
         let detail = x.as_db_error().map(|d| d.message().to_string());
@@ -170,11 +173,17 @@ mod postgres_backend {
         sql.replace('?', "$")
     }
 
-    fn params(v: &[Val]) -> Vec<Box<dyn ToSql + Sync>> {
+    /// Parameters for a prepared statement (a NULL takes the parameter's type).
+    fn params(v: &[Val], types: &[Type]) -> Vec<Box<dyn ToSql + Sync>> {
         v.iter()
-            .map(|x| -> Box<dyn ToSql + Sync> {
+            .enumerate()
+            .map(|(i, x)| -> Box<dyn ToSql + Sync> {
                 match x {
-                    Val::Null => Box::new(Option::<i64>::None),
+                    Val::Null => match types.get(i) {
+                        Some(t) if *t == Type::TEXT || *t == Type::VARCHAR => Box::new(Option::<String>::None),
+                        Some(t) if *t == Type::FLOAT8 => Box::new(Option::<f64>::None),
+                        _ => Box::new(Option::<i64>::None),
+                    },
                     Val::Int(i) => Box::new(*i),
                     Val::Real(r) => Box::new(*r),
                     Val::Text(s) => Box::new(s.clone()),
@@ -183,21 +192,37 @@ mod postgres_backend {
             .collect()
     }
 
+    impl Pg {
+        fn statement(&mut self, sql: &str) -> Result<postgres::Statement, DbError> {
+            if let Some(st) = self.cache.get(sql) {
+                return Ok(st.clone());
+            }
+            let st = self.client.prepare(&dollars(sql)).map_err(e)?;
+            self.cache.insert(sql.to_string(), st.clone());
+            Ok(st)
+        }
+    }
+
     impl Sql for Pg {
         fn batch(&mut self, sql: &str) -> Result<(), DbError> {
-            self.0.batch_execute(sql).map_err(e)
+            self.client.batch_execute(sql).map_err(e)
         }
         fn exec(&mut self, sql: &str, p: &[Val]) -> Result<(), DbError> {
-            let b = params(p);
+            let st = self.statement(sql)?;
+            let b = params(p, st.params());
             let refs: Vec<&(dyn ToSql + Sync)> = b.iter().map(|x| x.as_ref()).collect();
-            let st = self.0.prepare(&dollars(sql)).map_err(e)?;
-            self.0.execute(&st, &refs).map_err(e)?;
+            self.client.execute(&st, &refs).map_err(e)?;
             Ok(())
         }
         fn rows(&mut self, sql: &str, p: &[Val]) -> Result<Vec<Vec<Val>>, DbError> {
-            let b = params(p);
+            let st = if p.is_empty() && !sql.contains('?') {
+                self.client.prepare(sql).map_err(e)?
+            } else {
+                self.statement(sql)?
+            };
+            let b = params(p, st.params());
             let refs: Vec<&(dyn ToSql + Sync)> = b.iter().map(|x| x.as_ref()).collect();
-            let rows = self.0.query(&dollars(sql) as &str, &refs).map_err(e)?;
+            let rows = self.client.query(&st, &refs).map_err(e)?;
             let mut out = Vec::with_capacity(rows.len());
             for r in rows {
                 let mut v = Vec::with_capacity(r.len());
@@ -220,15 +245,15 @@ mod postgres_backend {
             Ok(out)
         }
         fn begin_locked(&mut self) -> Result<(), DbError> {
-            self.0
+            self.client
                 .batch_execute("BEGIN; SELECT pg_advisory_xact_lock(19190019)")
                 .map_err(e)
         }
         fn commit(&mut self) -> Result<(), DbError> {
-            self.0.batch_execute("COMMIT").map_err(e)
+            self.client.batch_execute("COMMIT").map_err(e)
         }
         fn rollback(&mut self) -> Result<(), DbError> {
-            self.0.batch_execute("ROLLBACK").map_err(e)
+            self.client.batch_execute("ROLLBACK").map_err(e)
         }
         fn schema(&self) -> &'static str {
             super::SCHEMA_POSTGRES
@@ -337,7 +362,10 @@ impl Shared {
                     c.connect(postgres::NoTls)
                 })
                 .map_err(|e| DbError::Open(location.to_string(), e.to_string()))?;
-            Box::new(postgres_backend::Pg(client))
+            Box::new(postgres_backend::Pg {
+                client,
+                cache: Default::default(),
+            })
         } else {
             let path = location.strip_prefix("sqlite:").unwrap_or(location);
             let c = rusqlite::Connection::open(path).map_err(|e| DbError::Open(location.to_string(), e.to_string()))?;
