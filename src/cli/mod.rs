@@ -1,6 +1,7 @@
 //! Command-line interface (clap). Errors are rendered here, at the edge, with miette: file,
 //! line, column and the source line with a caret.
 
+mod academy_cmd;
 mod classify_cmd;
 mod dot_cmd;
 pub(crate) mod dsl_cmds;
@@ -56,6 +57,11 @@ enum Cmd {
     Learn(knowledge_cmds::LearnArgs),
     /// Stores: what one holds; merging the stores of shards.
     Store(knowledge_cmds::StoreArgs),
+    /// The ACADEMY, a pattern database that competing players share: post, show, query, stats,
+    /// export, learn from collections.
+    Academy(academy_cmd::AcademyArgs),
+    /// Evaluate a position by Gomi's sample games: P(black wins), ownership map, dead stones.
+    Evaluate(academy_cmd::EvaluateArgs),
 }
 
 /// Runs the command line.
@@ -81,6 +87,8 @@ pub fn main() -> ExitCode {
         Cmd::Arena(a) => player_cmds::arena(a),
         Cmd::Learn(a) => knowledge_cmds::learn_cmd(a),
         Cmd::Store(a) => knowledge_cmds::store_cmd(a),
+        Cmd::Academy(a) => academy_cmd::run(a),
+        Cmd::Evaluate(a) => academy_cmd::evaluate(a),
     };
     match r {
         Ok(code) => code,
