@@ -6,6 +6,7 @@ mod dot_cmd;
 pub(crate) mod dsl_cmds;
 mod go_cmds;
 mod knowledge_cmds;
+mod predict_cmds;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -45,6 +46,10 @@ enum Cmd {
     Learn(knowledge_cmds::LearnArgs),
     /// Stores: what one holds; merging the stores of shards.
     Store(knowledge_cmds::StoreArgs),
+    /// The moves a learned model expects at a position, ranked, with their reasons.
+    Predict(predict_cmds::PredictArgs),
+    /// Measurements against data and peers (`ets eval predict`: move prediction beside GNU Go).
+    Eval(predict_cmds::EvalArgs),
 }
 
 /// Runs the command line.
@@ -62,6 +67,8 @@ pub fn main() -> ExitCode {
         Cmd::Recognize(a) => dsl_cmds::recognize_cmd(a),
         Cmd::Learn(a) => knowledge_cmds::learn_cmd(a),
         Cmd::Store(a) => knowledge_cmds::store_cmd(a),
+        Cmd::Predict(a) => predict_cmds::predict_cmd(a),
+        Cmd::Eval(a) => predict_cmds::eval_cmd(a),
     };
     match r {
         Ok(code) => code,

@@ -4,8 +4,15 @@
 //! §5.3.4 "human-like play").
 
 pub mod corpus;
+pub mod eval;
+pub mod features;
 pub mod forme_k;
+pub mod heatmap;
 pub mod learn;
 pub mod order;
 pub mod pattern_store;
+pub mod peer;
 pub mod position;
+pub mod predict;
+pub mod rank_store;
+pub mod ranker;
