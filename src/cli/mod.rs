@@ -6,6 +6,7 @@ mod dot_cmd;
 pub(crate) mod dsl_cmds;
 mod go_cmds;
 mod knowledge_cmds;
+mod patterns_cmd;
 mod predict_cmds;
 
 use clap::{Parser, Subcommand};
@@ -46,6 +47,8 @@ enum Cmd {
     Learn(knowledge_cmds::LearnArgs),
     /// Stores: what one holds; merging the stores of shards.
     Store(knowledge_cmds::StoreArgs),
+    /// Forme_K patterns of a store: list, query at a point, show one, export one as a class.
+    Patterns(patterns_cmd::PatternsArgs),
     /// The moves a learned model expects at a position, ranked, with their reasons.
     Predict(predict_cmds::PredictArgs),
     /// Measurements against data and peers (`ets eval predict`: move prediction beside GNU Go).
@@ -67,6 +70,7 @@ pub fn main() -> ExitCode {
         Cmd::Recognize(a) => dsl_cmds::recognize_cmd(a),
         Cmd::Learn(a) => knowledge_cmds::learn_cmd(a),
         Cmd::Store(a) => knowledge_cmds::store_cmd(a),
+        Cmd::Patterns(a) => patterns_cmd::patterns_cmd(a),
         Cmd::Predict(a) => predict_cmds::predict_cmd(a),
         Cmd::Eval(a) => predict_cmds::eval_cmd(a),
     };

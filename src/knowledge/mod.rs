@@ -5,6 +5,7 @@
 
 pub mod corpus;
 pub mod eval;
+pub mod export;
 pub mod features;
 pub mod forme_k;
 pub mod heatmap;
