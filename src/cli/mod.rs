@@ -7,6 +7,7 @@ pub(crate) mod dsl_cmds;
 mod go_cmds;
 mod knowledge_cmds;
 mod patterns_cmd;
+mod player_cmds;
 mod predict_cmds;
 
 use clap::{Parser, Subcommand};
@@ -43,6 +44,11 @@ enum Cmd {
     Generate(dsl_cmds::GenerateArgs),
     /// Recognise the elements of every level in a struct; prints them and their overlaps as JSON.
     Recognize(dsl_cmds::RecognizeArgs),
+    /// A Go engine speaking GTP version 2 on standard input and output.
+    Gtp(player_cmds::GtpArgs),
+    /// Matches between GTP engines (ets, GNU Go, any command): SGF per game, results in a store,
+    /// ratings with intervals.
+    Arena(player_cmds::ArenaArgs),
     /// Learn Forme_K patterns (and the move-prediction model) from game collections into a store.
     Learn(knowledge_cmds::LearnArgs),
     /// Stores: what one holds; merging the stores of shards.
@@ -68,6 +74,8 @@ pub fn main() -> ExitCode {
         Cmd::Fmt(a) => dsl_cmds::fmt(a),
         Cmd::Generate(a) => dsl_cmds::generate_cmd(a),
         Cmd::Recognize(a) => dsl_cmds::recognize_cmd(a),
+        Cmd::Gtp(a) => player_cmds::gtp(a),
+        Cmd::Arena(a) => player_cmds::arena(a),
         Cmd::Learn(a) => knowledge_cmds::learn_cmd(a),
         Cmd::Store(a) => knowledge_cmds::store_cmd(a),
         Cmd::Patterns(a) => patterns_cmd::patterns_cmd(a),

@@ -90,11 +90,14 @@ pub fn count_game_fresh(
     out
 }
 
+/// A player's last board, and per point (deepest node, distance read).
+type Seen = (Vec<u8>, Vec<(u32, u32)>);
+
 /// The per-player cache of deepest patterns (see the module documentation).
 #[derive(Default)]
 pub struct Counter {
     /// Per player: the board when they last moved, and per point (deepest node, distance read).
-    seen: [Option<(Vec<u8>, Vec<(u32, u32)>)>; 2],
+    seen: [Option<Seen>; 2],
 }
 
 const INVALID: u32 = u32::MAX;
