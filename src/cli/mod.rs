@@ -9,7 +9,9 @@ mod go_cmds;
 mod info_cmd;
 pub(crate) mod input;
 mod knowledge_cmds;
+mod patterns_cmd;
 mod player_cmds;
+mod predict_cmds;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -62,6 +64,12 @@ enum Cmd {
     Academy(academy_cmd::AcademyArgs),
     /// Evaluate a position by Gomi's sample games: P(black wins), ownership map, dead stones.
     Evaluate(academy_cmd::EvaluateArgs),
+    /// Forme_K patterns of a store: list, query at a point, show one, export one as a class.
+    Patterns(patterns_cmd::PatternsArgs),
+    /// The moves a learned model expects at a position, ranked, with their reasons.
+    Predict(predict_cmds::PredictArgs),
+    /// Measurements against data and peers (`ets eval predict`: move prediction beside GNU Go).
+    Eval(predict_cmds::EvalArgs),
 }
 
 /// Runs the command line.
@@ -89,6 +97,9 @@ pub fn main() -> ExitCode {
         Cmd::Store(a) => knowledge_cmds::store_cmd(a),
         Cmd::Academy(a) => academy_cmd::run(a),
         Cmd::Evaluate(a) => academy_cmd::evaluate(a),
+        Cmd::Patterns(a) => patterns_cmd::patterns_cmd(a),
+        Cmd::Predict(a) => predict_cmds::predict_cmd(a),
+        Cmd::Eval(a) => predict_cmds::eval_cmd(a),
     };
     match r {
         Ok(code) => code,

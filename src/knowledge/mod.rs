@@ -7,9 +7,17 @@
 
 pub mod academy;
 pub mod corpus;
+pub mod eval;
+pub mod export;
+pub mod features;
 pub mod forme_k;
 pub mod gomi;
+pub mod heatmap;
 pub mod learn;
 pub mod order;
 pub mod pattern_store;
+pub mod peer;
 pub mod position;
+pub mod predict;
+pub mod rank_store;
+pub mod ranker;
