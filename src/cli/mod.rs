@@ -12,6 +12,7 @@ mod knowledge_cmds;
 mod patterns_cmd;
 mod player_cmds;
 mod predict_cmds;
+mod struct_cmds;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -20,7 +21,16 @@ use std::process::ExitCode;
 #[command(
     name = "ets",
     version,
-    about = "Evolving Transformation System: structs, classes, and Go"
+    about = "The Evolving Transformation System (ETS): classes of structural processes for any domain, with Go as a \
+             front-end",
+    long_about = "ets is a framework for structural representation in the Evolving Transformation System (ETS) \
+                  formalism (J. I. Scrimger, 2007, ch. 3): primitives with typed sites, structs as temporal DAGs, \
+                  classes written in a text language (docs/dsl.md), generated and recognised at every level, \
+                  overlapping on shared constraints. The first commands work for any domain: a setting of classes \
+                  (.ets files) and structs (JSON, docs/formats.md). Go (the board game) is its front-end: game \
+                  records become structs, classified by the same engine into stone, block and group classes.",
+    after_help = "Any domain: check, fmt, generate, recognize, struct, dot --struct.\nGo front-end: classify, \
+                  board, replay, bench, dot GAME.sgf."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -29,30 +39,40 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// The position after N moves of a game record (default: the end of the main line).
+    /// Go: the position after N moves of a game record (default: the end of the main line).
+    #[command(display_order = 14)]
     Board(go_cmds::BoardArgs),
-    /// What each game of SGF files or directories holds: players, result, size, moves, variations,
-    /// charset, warnings.
+    /// Go: what each game of SGF files or directories holds: players, result, size, moves,
+    /// variations, charset, warnings.
+    #[command(display_order = 12)]
     Info(info_cmd::InfoArgs),
-    /// Replay a game record into the thesis's struct; a directory replays every game in it.
+    /// Go: replay a game record into the thesis's struct; a directory replays every game in it.
+    #[command(display_order = 15)]
     Replay(go_cmds::ReplayArgs),
-    /// Parse, replay and record throughput over a corpus, beside the sgf-parse crate.
+    /// Go: parse, replay and record throughput over a corpus, beside the sgf-parse crate.
+    #[command(display_order = 16)]
     Bench(go_cmds::BenchArgs),
-    /// Classify a game record into the Go setting's classes, level by level.
+    /// Go: classify a game record into the Go setting's classes, level by level.
+    #[command(display_order = 13)]
     Classify(classify_cmd::ClassifyArgs),
     /// Pictures: an overlap graph (default), a struct, or a board with elements outlined; DOT, SVG or PNG.
+    #[command(display_order = 8)]
     Dot(dot_cmd::DotArgs),
     /// Check class-language files: a summary, or every diagnostic (exit 1).
+    #[command(display_order = 1)]
     Check(dsl_cmds::CheckArgs),
     /// Format class-language files canonically, in place (`--check` only reports).
+    #[command(display_order = 2)]
     Fmt(dsl_cmds::FmtArgs),
     /// Generate one element of a class; prints the struct as JSON.
+    #[command(display_order = 3)]
     Generate(dsl_cmds::GenerateArgs),
     /// Recognise the elements of every level in a struct; prints them and their overlaps as JSON.
+    #[command(display_order = 4)]
     Recognize(dsl_cmds::RecognizeArgs),
-    /// A Go engine speaking GTP version 2 on standard input and output.
+    /// Go: an engine speaking GTP version 2 on standard input and output.
     Gtp(player_cmds::GtpArgs),
-    /// Matches between GTP engines (ets, GNU Go, any command): SGF per game, results in a store,
+    /// Go: matches between GTP engines (ets, GNU Go, any command): SGF per game, results in a store,
     /// ratings with intervals.
     Arena(player_cmds::ArenaArgs),
     /// Learn Forme_K patterns (and the move-prediction model) from game collections into a store.
@@ -70,6 +90,9 @@ enum Cmd {
     Predict(predict_cmds::PredictArgs),
     /// Measurements against data and peers (`ets eval predict`: move prediction beside GNU Go).
     Eval(predict_cmds::EvalArgs),
+    /// Operations on structs: assemble, relabel, same (structural identity), canonical.
+    #[command(display_order = 5)]
+    Struct(struct_cmds::StructArgs),
 }
 
 /// Runs the command line.
@@ -100,6 +123,7 @@ pub fn main() -> ExitCode {
         Cmd::Patterns(a) => patterns_cmd::patterns_cmd(a),
         Cmd::Predict(a) => predict_cmds::predict_cmd(a),
         Cmd::Eval(a) => predict_cmds::eval_cmd(a),
+        Cmd::Struct(a) => struct_cmds::run(a),
     };
     match r {
         Ok(code) => code,
