@@ -340,9 +340,8 @@ pub fn patterns_cmd(a: PatternsArgs) -> miette::Result<ExitCode> {
             let settings = ps::settings(&mut s).map_err(e)?.expect("checked by open");
             let (tree, stats) = ps::load(&mut s).map_err(e)?;
             let sel = super::go_cmds::GameSel {
-                game,
-                path: Vec::new(),
-                mv: None,
+                game: Some(game),
+                ..Default::default()
             };
             let (_, replay) = super::go_cmds::load(&file, &sel)?;
             let n = mv.unwrap_or(replay.len());

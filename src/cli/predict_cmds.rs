@@ -463,9 +463,8 @@ struct PredictJson {
 pub fn predict_cmd(a: PredictArgs) -> miette::Result<ExitCode> {
     let model = open_model(&a.model)?;
     let sel = super::go_cmds::GameSel {
-        game: a.game,
-        path: Vec::new(),
-        mv: None,
+        game: Some(a.game),
+        ..Default::default()
     };
     let (_, replay) = super::go_cmds::load(&a.file, &sel)?;
     let n = a.mv.unwrap_or(replay.len());
