@@ -1,10 +1,17 @@
 //! Command-line interface (clap). Errors are rendered here, at the edge, with miette: file,
 //! line, column and the source line with a caret.
 
+mod academy_cmd;
 mod classify_cmd;
 mod dot_cmd;
 pub(crate) mod dsl_cmds;
 mod go_cmds;
+mod info_cmd;
+pub(crate) mod input;
+mod knowledge_cmds;
+mod patterns_cmd;
+mod player_cmds;
+mod predict_cmds;
 mod struct_cmds;
 
 use clap::{Parser, Subcommand};
@@ -35,6 +42,10 @@ enum Cmd {
     /// Go: the position after N moves of a game record (default: the end of the main line).
     #[command(display_order = 14)]
     Board(go_cmds::BoardArgs),
+    /// Go: what each game of SGF files or directories holds: players, result, size, moves,
+    /// variations, charset, warnings.
+    #[command(display_order = 12)]
+    Info(info_cmd::InfoArgs),
     /// Go: replay a game record into the thesis's struct; a directory replays every game in it.
     #[command(display_order = 15)]
     Replay(go_cmds::ReplayArgs),
@@ -59,6 +70,26 @@ enum Cmd {
     /// Recognise the elements of every level in a struct; prints them and their overlaps as JSON.
     #[command(display_order = 4)]
     Recognize(dsl_cmds::RecognizeArgs),
+    /// Go: an engine speaking GTP version 2 on standard input and output.
+    Gtp(player_cmds::GtpArgs),
+    /// Go: matches between GTP engines (ets, GNU Go, any command): SGF per game, results in a store,
+    /// ratings with intervals.
+    Arena(player_cmds::ArenaArgs),
+    /// Learn Forme_K patterns (and the move-prediction model) from game collections into a store.
+    Learn(knowledge_cmds::LearnArgs),
+    /// Stores: what one holds; merging the stores of shards.
+    Store(knowledge_cmds::StoreArgs),
+    /// The ACADEMY, a pattern database that competing players share: post, show, query, stats,
+    /// export, learn from collections.
+    Academy(academy_cmd::AcademyArgs),
+    /// Evaluate a position by Gomi's sample games: P(black wins), ownership map, dead stones.
+    Evaluate(academy_cmd::EvaluateArgs),
+    /// Forme_K patterns of a store: list, query at a point, show one, export one as a class.
+    Patterns(patterns_cmd::PatternsArgs),
+    /// The moves a learned model expects at a position, ranked, with their reasons.
+    Predict(predict_cmds::PredictArgs),
+    /// Measurements against data and peers (`ets eval predict`: move prediction beside GNU Go).
+    Eval(predict_cmds::EvalArgs),
     /// Operations on structs: assemble, relabel, same (structural identity), canonical.
     #[command(display_order = 5)]
     Struct(struct_cmds::StructArgs),
@@ -66,9 +97,15 @@ enum Cmd {
 
 /// Runs the command line.
 pub fn main() -> ExitCode {
+    // One message per error, on as many columns as it takes (not wrapped at 80), so that tools
+    // and tests can read it.
+    let _ = miette::set_hook(Box::new(|_| {
+        Box::new(miette::MietteHandlerOpts::new().wrap_lines(false).build())
+    }));
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Board(a) => go_cmds::board(a),
+        Cmd::Info(a) => info_cmd::run(a),
         Cmd::Replay(a) => go_cmds::replay(a),
         Cmd::Bench(a) => go_cmds::bench(a),
         Cmd::Classify(a) => classify_cmd::run(a),
@@ -77,25 +114,22 @@ pub fn main() -> ExitCode {
         Cmd::Fmt(a) => dsl_cmds::fmt(a),
         Cmd::Generate(a) => dsl_cmds::generate_cmd(a),
         Cmd::Recognize(a) => dsl_cmds::recognize_cmd(a),
+        Cmd::Gtp(a) => player_cmds::gtp(a),
+        Cmd::Arena(a) => player_cmds::arena(a),
+        Cmd::Learn(a) => knowledge_cmds::learn_cmd(a),
+        Cmd::Store(a) => knowledge_cmds::store_cmd(a),
+        Cmd::Academy(a) => academy_cmd::run(a),
+        Cmd::Evaluate(a) => academy_cmd::evaluate(a),
+        Cmd::Patterns(a) => patterns_cmd::patterns_cmd(a),
+        Cmd::Predict(a) => predict_cmds::predict_cmd(a),
+        Cmd::Eval(a) => predict_cmds::eval_cmd(a),
         Cmd::Struct(a) => struct_cmds::run(a),
     };
     match r {
         Ok(code) => code,
         Err(report) => {
             eprintln!("{report:?}");
-            ExitCode::from(1)
+            input::exit_code(&report)
         }
     }
-}
-
-/// Renders a located error as a miette report over the named source.
-pub fn located(file: &str, src: &[u8], offset: usize, msg: String, label: &str) -> miette::Report {
-    let text = String::from_utf8_lossy(src).into_owned();
-    let (line, col) = ets::go::sgf::line_col(src, offset);
-    let offset = String::from_utf8_lossy(&src[..offset.min(src.len())]).len();
-    miette::miette!(
-        labels = vec![miette::LabeledSpan::at_offset(offset, label.to_string())],
-        "{file}:{line}:{col}: {msg}"
-    )
-    .with_source_code(miette::NamedSource::new(file, text))
 }
