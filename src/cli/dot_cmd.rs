@@ -11,7 +11,7 @@ use ets::dot::{
 };
 use ets::ets::{Setting, json, recognize_all};
 use ets::go::board::Point;
-use ets::go::classify::{classify, load};
+use ets::go::classify::{classify_game, load};
 use ets::go::record::Place;
 
 use super::go_cmds::{GameSel, RecordArgs, last_moves, load as load_game};
@@ -209,14 +209,15 @@ pub fn run(a: DotArgs) -> miette::Result<ExitCode> {
     let n = a.sel.mv.unwrap_or(replay.len()).min(replay.len());
     let rows = replay.info.size.1;
     let level_needed = if a.view == View::Struct { 0 } else { a.level };
-    let c = classify(
-        &st,
+    let c = classify_game(
+        std::sync::Arc::new(st.clone()),
         &replay.positions[..=n],
         &last_moves(&replay, n),
         a.rec.options(),
         Some(level_needed),
     )
-    .map_err(|e| miette::miette!("{e}"))?;
+    .map_err(|e| miette::miette!("{e}"))?
+    .classification_at(n as u32, false);
     match a.view {
         View::Overlap => emit(
             &a,
