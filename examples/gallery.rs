@@ -10,7 +10,7 @@ use ets::go::game::Replay;
 use ets::go::record::RecordOptions;
 use ets::go::sgf::Sgf;
 
-const GAME: &str = "../shared/data/games/9x9/Japan_Go_Seigen_1968-08-00.sgf";
+const GAME: &str = "tests/data/games/9x9/Japan_Go_Seigen_1968-08-00.sgf";
 const MOVE: usize = 30;
 
 fn main() {
@@ -42,7 +42,7 @@ fn main() {
 
     // One real position at every level.
     let setting = embedded_setting().1.expect("setting");
-    let sgf = Sgf::parse_bytes(std::fs::read(GAME).expect("the shared games")).unwrap();
+    let sgf = Sgf::parse_bytes(std::fs::read(GAME).expect("the sample game shipped in tests/data/games")).unwrap();
     let r = Replay::from_sgf(&sgf, 0, &[]).unwrap();
     let n = MOVE.min(r.len());
     let last: Vec<_> = std::iter::once(None)

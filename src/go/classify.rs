@@ -319,6 +319,20 @@ pub fn classify_game(
     Ok(g)
 }
 
+/// The classification after the last of `positions` (every position classified on the way: one
+/// timeline step each).
+pub fn classify(
+    setting: &Setting,
+    positions: &[Board],
+    last_moves: &[Option<Point>],
+    opts: RecordOptions,
+    top: Option<u32>,
+) -> Result<Classification, ClassifyError> {
+    let g = classify_game(Arc::new(setting.clone()), positions, last_moves, opts, top)?;
+    let t = g.position().unwrap_or(0);
+    Ok(g.classification_at(t, false))
+}
+
 /// One classified element, named for people.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Named {
