@@ -383,7 +383,6 @@ impl Timeline {
         // New matches, anchored at each new primitive as their latest one.
         let first_new = lv.store.len() as MatchId;
         let strukt = &self.strukt;
-        let t0 = std::time::Instant::now();
         let mut flat: Vec<NodeId> = Vec::new();
         for n in first_node..strukt.len() as NodeId {
             let kind = strukt.kind_of(n).0 as usize;
@@ -422,8 +421,6 @@ impl Timeline {
             }
             self.by_anchor.push(lv.store.len() as u32);
         }
-        prof(0, t0);
-        let t0 = std::time::Instant::now();
         // This step's seed index: per new primitive, the new matches holding it at a seed position.
         let nn = strukt.len() - first_node as usize;
         let mut head = vec![NONE; nn];
@@ -481,13 +478,9 @@ impl Timeline {
                 lv.lose_open(&mut cx, e);
             }
         }
-        prof(1, t0);
-        let t0 = std::time::Instant::now();
         lv.derive(&mut cx);
-        prof(2, t0);
-        let t0 = std::time::Instant::now();
-        // Elements that can no longer grow end: now, or at the next step if they hold a primitive
-        // of this one (they are present at it).
+        // Elements that can no longer grow end: now, or at the next step if they began at this one
+        // (they happened at it: a play, a removal).
         let cands: Vec<ElementId> = (0..lv.elems.len() as ElementId)
             .filter(|&e| lv.elems[e as usize].touched == t)
             .collect();
@@ -496,7 +489,7 @@ impl Timeline {
             if el.ended != NONE || el.stillborn || el.open > 0 {
                 continue;
             }
-            if el.last == t {
+            if el.born == t {
                 lv.end_element(&mut cx, e, t + 1, EndKind::Closed);
                 lv.due.push(e);
             } else {
@@ -504,12 +497,10 @@ impl Timeline {
             }
         }
         lv.finish_delta();
-        prof(3, t0);
     }
 
     /// Level `n` ≥ 1 at step `t`: feed it from level n−1, find its new matches, derive.
     fn level_n_step(&mut self, n: u32, t: u32, mut journal: Option<&mut Vec<Entry>>) {
-        let t0 = std::time::Instant::now();
         let (lower, upper) = self.levels.split_at_mut(n as usize);
         let below = &mut lower[n as usize - 1];
         let lv = &mut upper[0];
@@ -567,7 +558,6 @@ impl Timeline {
                 lv.host.link(below.store.constraint(m), &members, t);
             }
         }
-        prof(4 + 3 * (n as usize - 1), t0);
         let ended_nodes: Vec<NodeId> = below
             .delta
             .ended
@@ -653,14 +643,6 @@ impl Timeline {
     }
 }
 
-thread_local! {
-    /// Temporary profiling accumulators (ns): per phase.
-    pub static PROF: std::cell::RefCell<[u64; 12]> = const { std::cell::RefCell::new([0; 12]) };
-}
-fn prof(i: usize, t: std::time::Instant) {
-    PROF.with(|p| p.borrow_mut()[i] += t.elapsed().as_nanos() as u64);
-}
-
 /// The step of node `n`, given each step's first node.
 fn step_of(starts: &[NodeId], n: NodeId) -> u32 {
     (starts.partition_point(|&s| s <= n) as u32).saturating_sub(1)
@@ -740,7 +722,6 @@ fn derive_n(
     ended_nodes: &[NodeId],
 ) {
     // 4. New matches: anchored at new nodes and new links.
-    let t0 = std::time::Instant::now();
     lv.host.set_at(t);
     let first_new = lv.store.len() as MatchId;
     let n = lv.n;
@@ -806,7 +787,6 @@ fn derive_n(
             }
         }
     }
-    prof(5 + 3 * (n as usize - 1), t0);
     // 5. Derivations.
     let never = |_: NodeId| false;
     let zero = |_: NodeId| t;
