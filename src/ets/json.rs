@@ -719,7 +719,7 @@ impl StepFeeder {
             New(usize),
         }
         let end_of = |x: &Ident| -> Result<End, JsonError> {
-            if !local.get(&x.id()).is_some_and(|i| i == x) {
+            if local.get(&x.id()).is_none_or(|i| i != x) {
                 // a process may name an earlier primitive the step does not list again
                 if let Some((i, n)) = self.by_id.get(&x.id())
                     && i == x
