@@ -177,12 +177,32 @@ pub fn q_max(dists: &[Dist]) -> Vec<f64> {
     while cut > g.d.lo && g.d.cdf(cut) > 1e-14 {
         cut = (cut - g.sd).max(g.d.lo);
     }
+    for g in groups.iter().filter(|g| g.count > 1) {
+        // the largest of `count` equal moves is below x with probability F(x)^count
+        let q = (1e-14f64).powf(1.0 / g.count as f64);
+        let a = statrs::function::beta::beta_reg(g.d.alpha, g.d.beta, g.d.lo);
+        let z = g.d.mass();
+        let x = statrs::function::beta::inv_beta_reg(g.d.alpha, g.d.beta, (a + q * z).min(1.0));
+        if x.is_finite() && x > cut && g.d.cdf(x).powi(g.count as i32) <= 1e-13 {
+            cut = x;
+        }
+    }
     let end = groups.iter().map(|g| g.sup.1).fold(cut, f64::max);
     if end <= cut {
         // every distribution is a point below the cut-off: share equally
         return vec![1.0 / dists.len() as f64; dists.len()];
     }
-    let contending: Vec<usize> = (0..groups.len()).filter(|&k| groups[k].sup.1 > cut).collect();
+    // a move's q is at most P(p_m > cut): below 10⁻¹² it does not contend (q = 0)
+    let mut at_cut = vec![0.0; groups.len()];
+    let contending: Vec<usize> = (0..groups.len())
+        .filter(|&k| {
+            if groups[k].sup.1 <= cut {
+                return false;
+            }
+            at_cut[k] = groups[k].d.cdf(cut);
+            1.0 - at_cut[k] > 1e-12
+        })
+        .collect();
     let min_sd = contending.iter().map(|&k| groups[k].sd).fold(f64::INFINITY, f64::min);
     // panels
     let mut bp = vec![cut, end];
@@ -219,6 +239,14 @@ pub fn q_max(dists: &[Dist]) -> Vec<f64> {
     cuts.dedup_by(|a, b| (*a - *b).abs() < 1e-15);
     let np = cuts.len() - 1;
     let rule = panel();
+    let mut sm = [[0.0f64; NODES]; NODES];
+    let mut wv = [0.0f64; NODES];
+    for i in 0..NODES {
+        wv[i] = rule.w[i];
+        for k in 0..NODES {
+            sm[i][k] = rule.s[i][k];
+        }
+    }
     let nn = np * NODES;
     let mut xs = Vec::with_capacity(nn);
     let mut ws = Vec::with_capacity(nn);
@@ -240,7 +268,7 @@ pub fn q_max(dists: &[Dist]) -> Vec<f64> {
     for (ci, &k) in contending.iter().enumerate() {
         let g = &groups[k];
         let (a1, b1) = (g.d.alpha - 1.0, g.d.beta - 1.0);
-        let mut fstart = g.d.cdf(cut);
+        let mut fstart = at_cut[k];
         for p in 0..np {
             let (u, v) = (cuts[p], cuts[p + 1]);
             let base = p * NODES;
@@ -266,16 +294,16 @@ pub fn q_max(dists: &[Dist]) -> Vec<f64> {
             }
             for i in 0..NODES {
                 let mut acc = 0.0;
-                for (k2, fk) in f.iter().enumerate() {
-                    acc += rule.s[i][k2] * fk;
+                for k2 in 0..NODES {
+                    acc += sm[i][k2] * f[k2];
                 }
                 let fx = (fstart + h * acc).clamp(0.0, 1.0);
                 dens[ci][base + i] = f[i];
-                lncdf[ci][base + i] = fx.max(1e-300).ln();
+                lncdf[ci][base + i] = if fx >= 1.0 { 0.0 } else { fx.max(1e-300).ln() };
             }
             let mut acc = 0.0;
-            for (k2, fk) in f.iter().enumerate() {
-                acc += rule.w[k2] * fk;
+            for k2 in 0..NODES {
+                acc += wv[k2] * f[k2];
             }
             fstart = (fstart + h * acc).clamp(0.0, 1.0);
         }
