@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use ets::go::board::Point;
 use ets::go::classify::{Classification, Timeline, classify, classify_every, load};
 
-use super::go_cmds::{GameSel, RecordArgs, last_moves, load as load_game};
+use super::go_cmds::{GameSel, RecordArgs, last_moves};
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum Format {
@@ -214,18 +214,13 @@ fn json_of(st: &ets::ets::Setting, c: &Classification, mv: usize, rows: u8, all:
 pub fn run(a: ClassifyArgs) -> miette::Result<ExitCode> {
     let (sources, st) = load(&a.setting);
     let st = st.map_err(|e| miette::miette!("{}", super::dsl_cmds::render(&sources, &e)))?;
-    let name = a.file.display().to_string();
-    let (_, replay) = load_game(&a.file, &a.sel)?;
-    let n = match a.sel.mv {
-        None => replay.len(),
-        Some(n) if n <= replay.len() => n,
-        Some(n) => {
-            return Err(miette::miette!(
-                "{name}: move {n} asked for, but the line has {} moves",
-                replay.len()
-            ));
-        }
-    };
+    super::input::check_level(&st, a.level)?;
+    super::input::check_class(&st, "--mark", &a.mark)?;
+    let l = super::input::load(&a.file, &a.sel)?;
+    let n = l.upto(a.sel.mv)?;
+    let warnings = super::input::report_warnings(l.warnings(n), a.sel.strict, a.format == Format::Json)?;
+    super::input::check_recording(&l, n, a.rec.options())?;
+    let (name, replay) = (l.name.clone(), l.replay);
     if a.timeline {
         let t = classify_every(
             &st,
@@ -238,7 +233,7 @@ pub fn run(a: ClassifyArgs) -> miette::Result<ExitCode> {
         match a.format {
             Format::Json => println!(
                 "{}",
-                serde_json::to_string_pretty(&timeline_of(&st, &t, n, replay.info.size.1)).expect("serialisable")
+                super::input::json_with_warnings(&timeline_of(&st, &t, n, replay.info.size.1), &warnings)
             ),
             Format::Text => print_timeline(&st, &name, &t, n),
         }
@@ -256,7 +251,7 @@ pub fn run(a: ClassifyArgs) -> miette::Result<ExitCode> {
     match a.format {
         Format::Json => println!(
             "{}",
-            serde_json::to_string_pretty(&json_of(&st, &c, n, rows, a.all)).expect("serialisable")
+            super::input::json_with_warnings(&json_of(&st, &c, n, rows, a.all), &warnings)
         ),
         Format::Text => {
             println!(
