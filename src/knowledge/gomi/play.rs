@@ -680,6 +680,32 @@ mod tests {
     }
 
     #[test]
+    fn reachability_bounds_are_stored_and_used_by_sigma() {
+        let (a, b1, b2) = (11, 12, 13);
+        let mut g = Gomi::new(Settings::default());
+        g.entries.insert((a, Formula::MoverWins), Counts { n: 40, r: 20 });
+        g.entries.insert((b1, Formula::MoverWins), Counts { n: 98, r: 48 });
+        g.entries.insert((b2, Formula::MoverWins), Counts { n: 98, r: 68 });
+        g.reach.entry(a).or_default().extend([(b1, 5), (b2, 7)]);
+        g.refresh_bounds();
+        // successors Beta(49, 51): mean 0.49, sd √(49·51/(100²·101)) = 0.0497419; Beta(69, 31):
+        // mean 0.69, sd √(69·31/(100²·101)) = 0.0460198. Seen from the mover (1 − p), ± 3.3 sd:
+        // lo = 1 − (0.69 + 3.3·0.0460198) = 0.1581347, hi = 1 − (0.49 − 3.3·0.0497419) = 0.6741483
+        let d = g.dist(a);
+        assert!((d.lo - 0.1581347).abs() < 1e-7, "{d:?}");
+        assert!((d.hi - 0.6741483).abs() < 1e-7, "{d:?}");
+        assert_eq!((d.alpha, d.beta), (21.0, 21.0));
+        // below reach_min (30) matches, or with one successor only, no bounds
+        g.entries.insert((a, Formula::MoverWins), Counts { n: 29, r: 20 });
+        g.refresh_bounds();
+        assert_eq!((g.dist(a).lo, g.dist(a).hi), (0.0, 1.0));
+        g.entries.insert((a, Formula::MoverWins), Counts { n: 40, r: 20 });
+        g.reach.get_mut(&a).unwrap().remove(&b2);
+        g.refresh_bounds();
+        assert_eq!((g.dist(a).lo, g.dist(a).hi), (0.0, 1.0));
+    }
+
+    #[test]
     fn a_dead_group_is_seen_dead() {
         // a white stone alone inside black's wall on 5x5: black owns it in the sample games
         // black: one chain with two eyes on the top edge; a lone white stone below
