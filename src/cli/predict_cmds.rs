@@ -238,11 +238,9 @@ fn eval_predict(a: EvalPredictArgs) -> miette::Result<ExitCode> {
         |piece| {
             for it in piece {
                 match it {
-                    Streamed::Game { result: Some(r), .. } => {
-                        if results.len() < limit {
-                            results.push(r);
-                            pb.inc(1);
-                        }
+                    Streamed::Game { result: Some(r), .. } if results.len() < limit => {
+                        results.push(r);
+                        pb.inc(1);
                     }
                     Streamed::Broken(b) => {
                         broken += 1;
@@ -367,10 +365,9 @@ fn print_report(r: &EvalReport) {
     }
     if let Some(p) = &r.peer {
         println!(
-            "beside {} at every {} position{} ({} positions, {} unanswered; {:.0}s of GNU Go):",
+            "beside {} at every {} position ({} positions, {} unanswered; {:.0}s of GNU Go):",
             p.peer,
             ordinal(p.every),
-            if p.every == 1 { "" } else { "" },
             p.theirs.positions,
             p.failures,
             p.peer_secs

@@ -272,6 +272,7 @@ pub fn stream_batched<R: Send>(
         // order, a piece at a time.
         let mut reported = vec![false; parsed.len()];
         for piece in slots.chunks(max_games.max(1)) {
+            #[allow(clippy::type_complexity)]
             let results: Vec<Result<(usize, usize, u64, usize, Option<R>), Broken>> = piece
                 .par_iter()
                 .map(|&(k, part, g, first)| {

@@ -91,6 +91,7 @@ impl Region {
     }
 
     /// The region in a canonical form (vertices and edges sorted), to drop duplicate orientations.
+    #[allow(clippy::type_complexity)]
     fn key(&self) -> (Vec<((i32, i32), Content)>, Vec<(i32, i32)>) {
         let mut v = self.vertices.clone();
         v.sort();
