@@ -262,14 +262,47 @@ fn settings_from_a_file_and_flags() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("name = \"from-file\""), "{text}");
     assert!(text.contains("playouts = 123") && text.contains("threads = 2") && text.contains("classes = false"));
-    // A component that has not landed is refused with its issue named.
+    // A knowledge component without a store is refused with what it needs, so an ablation never
+    // silently runs without it.
+    for how in [&["--set", "components.gomi=true"][..], &["--with", "ranker"][..]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_ets"))
+            .arg("gtp")
+            .args(how)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{how:?}");
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(e.contains("needs a knowledge store") && e.contains("--store"), "{e}");
+    }
+    // A store without a trained model: the ranker says how to make one.
+    let empty = dir.join("empty.sqlite");
     let out = Command::new(env!("CARGO_BIN_EXE_ets"))
-        .args(["gtp", "--set", "components.gomi=true"])
+        .args(["gtp", "--with", "ranker", "--store", empty.to_str().unwrap()])
         .stdin(Stdio::null())
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("issue 19"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ets learn"));
+    // --with / --without by name; an unknown name is an error.
+    let out = Command::new(env!("CARGO_BIN_EXE_ets"))
+        .args([
+            "gtp",
+            "--with",
+            "academy,learn",
+            "--without",
+            "classes",
+            "--print-config",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("academy = true") && text.contains("learn = true") && text.contains("classes = false"));
+    let out = Command::new(env!("CARGO_BIN_EXE_ets"))
+        .args(["gtp", "--with", "telepathy", "--print-config"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
     // An unknown key is an error, not silently ignored.
     let out = Command::new(env!("CARGO_BIN_EXE_ets"))
         .args(["gtp", "--set", "search.playoutz=5", "--print-config"])
