@@ -606,6 +606,7 @@ mod tests {
     fn the_same_opening_in_another_corner_has_the_same_keys() {
         let (r1, k1, _) = fuseki_keys(&game(&["C7", "G3", "C3"]));
         let (r2, k2, _) = fuseki_keys(&game(&["G3", "C7", "G7"]));
+        assert_eq!(r1, r2);
         assert_eq!(r1, "9x9");
         assert_eq!(k1, k2);
     }

@@ -220,6 +220,8 @@ pub struct Player {
     pub evaluations: Vec<(usize, Color, f32)>,
     /// What learns from finished games (with `components.learn`).
     pub learner: Option<Learner>,
+    /// Moves each book answered in this game.
+    pub book_moves_played: std::collections::BTreeMap<&'static str, usize>,
     class: Option<std::sync::Arc<ClassCandidates>>,
     predictor: Option<std::sync::Arc<Predictor>>,
 }
@@ -278,6 +280,7 @@ impl Player {
             budget: Usage::default().opening_budget(),
             evaluations: Vec::new(),
             learner: None,
+            book_moves_played: Default::default(),
             class: None,
             predictor: None,
             cfg,
@@ -365,6 +368,7 @@ impl Player {
         self.last = None;
         self.budget = Usage::default().opening_budget();
         self.evaluations.clear();
+        self.book_moves_played.clear();
         for c in &mut self.clocks {
             c.left = None;
         }
@@ -513,6 +517,7 @@ impl Player {
     pub fn genmove(&mut self, color: Color) -> Decision {
         let n = self.game.moves.len();
         if let Some((name, p)) = self.book_move(color) {
+            *self.book_moves_played.entry(name).or_default() += 1;
             self.last = Some(Analysis {
                 proposals: vec![(name, p.clone())],
                 color: Some(color),
@@ -590,14 +595,23 @@ impl Player {
                 .collect(),
             None => Vec::new(),
         };
-        learner.learn(
+        let said = learner.learn(
             &self.game,
             result,
             me,
             &values,
             &elements,
             self.cfg.search.seed ^ self.game.moves.len() as u64,
-        )
+        )?;
+        let books: Vec<String> = self.book_moves_played.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        Ok(format!(
+            "{said}; book moves this game: {}",
+            if books.is_empty() {
+                "none".into()
+            } else {
+                books.join(", ")
+            }
+        ))
     }
 
     /// The stones the sample games of `search` say are dead (owned by the other colour in at
