@@ -85,11 +85,14 @@ pub struct Ranked {
     pub played: u64,
 }
 
+/// The last ranking: (board hash, moves played, colour) and the moves.
+type RankCache = Option<((u64, usize, Color), Arc<Vec<Ranked>>)>;
+
 /// The move-prediction model of the store, shared by the ranker and Forme_K, with the ranking of
 /// the last position asked for.
 pub struct Predictor {
     model: Model,
-    cache: Mutex<Option<(u64, usize, Color, Arc<Vec<Ranked>>)>>,
+    cache: Mutex<RankCache>,
 }
 
 impl Predictor {
@@ -113,8 +116,8 @@ impl Predictor {
     /// Every legal move of `color` now, ranked (most probable first).
     pub fn rank(&self, game: &GameState, color: Color) -> Arc<Vec<Ranked>> {
         let key = (game.board.hash(), game.moves.len(), color);
-        if let Some((h, n, c, r)) = &*self.cache.lock().expect("cache")
-            && (*h, *n, *c) == key
+        if let Some((k, r)) = &*self.cache.lock().expect("cache")
+            && *k == key
         {
             return r.clone();
         }
@@ -139,7 +142,7 @@ impl Predictor {
             .filter(|r| fb.is_legal(color, r.mv))
             .collect();
         let out = Arc::new(out);
-        *self.cache.lock().expect("cache") = Some((key.0, key.1, key.2, out.clone()));
+        *self.cache.lock().expect("cache") = Some((key, out.clone()));
         out
     }
 }
