@@ -97,6 +97,7 @@ struct EvalReport {
     patterns: usize,
     features: usize,
     dim: usize,
+    families: String,
     broken: usize,
     all: Summary,
     phases: Vec<Phase>,
@@ -179,6 +180,7 @@ fn eval_predict(a: EvalPredictArgs) -> miette::Result<ExitCode> {
                 Sampling {
                     leave_out: false,
                     every: a.every,
+                    classes: model.uses_classes(),
                 },
             );
             let mut ours = Vec::with_capacity(samples.len());
@@ -288,6 +290,7 @@ fn eval_predict(a: EvalPredictArgs) -> miette::Result<ExitCode> {
         patterns: model.tree.len() - 1,
         features: model.ranker.w.len(),
         dim: model.ranker.dim,
+        families: model.ranker.space.families().text(),
         broken,
         all: summarize(&all),
         phases: PHASES
@@ -329,8 +332,8 @@ fn pct(e: &ets::knowledge::eval::Estimate) -> String {
 
 fn print_report(r: &EvalReport) {
     println!(
-        "model {}: Forme_K Kmax {}, {} patterns; ranker with {} features, latent dimension {}",
-        r.model, r.kmax, r.patterns, r.features, r.dim
+        "model {}: Forme_K Kmax {}, {} patterns; ranker with {} features ({}), latent dimension {}",
+        r.model, r.kmax, r.patterns, r.features, r.families, r.dim
     );
     println!(
         "{} games, {} positions{}; 95% intervals clustered by game",
@@ -379,7 +382,7 @@ fn print_report(r: &EvalReport) {
         println!("  {:<24} top-1 {}", "GNU Go", pct(&p.theirs.top1));
     }
     println!(
-        "speed: {:.0} positions per CPU-second ranking every legal move with all features ({} threads, {:.0}s wall)",
+        "speed: {:.0} positions per CPU-second ranking every legal move with the model's features ({} threads, {:.0}s wall)",
         r.positions_per_cpu_sec, r.threads, r.wall_secs
     );
 }
@@ -493,7 +496,16 @@ pub fn predict_cmd(a: PredictArgs) -> miette::Result<ExitCode> {
             n.checked_sub(2).and_then(|i| replay.moves[i].point),
         ],
     };
-    let ranked = model.rank(&pos);
+    let classes = if model.uses_classes() {
+        Some(
+            ets::knowledge::classes::GameClasses::new(&replay)
+                .map_err(|e| miette::miette!("{}: classifying the game: {e}", a.file.display()))?
+                .at(n),
+        )
+    } else {
+        None
+    };
+    let ranked = model.rank(&pos, classes.as_ref());
     let rows = board.rows();
     let played_rank = played.and_then(|q| ranked.iter().position(|r| r.0 == q).map(|i| i + 1));
     let mut out_moves = Vec::new();
