@@ -419,9 +419,8 @@ fn a_whole_game_s_pictures_are_drawn() {
 #[test]
 fn flags_that_do_not_fit_are_usage_errors() {
     for (args, says) in [
-        (&["dot", GAME, "--move", "19"][..], "the line has 18 moves"),
-        (&["dot", GAME, "--level", "3"][..], "levels 0–2"),
-        (&["dot", GAME, "--view", "overlap", "--level", "3"][..], "levels 0–2"),
+        (&["dot", GAME, "--level", "3"][..], "levels 0 to 2"),
+        (&["dot", GAME, "--view", "overlap", "--level", "3"][..], "levels 0 to 2"),
         (&["dot", GAME, "--highlight", "black_blob"][..], "no class `black_blob`"),
         (
             &["dot", GAME, "--level", "0", "--highlight", "black_group"][..],
@@ -447,7 +446,11 @@ fn flags_that_do_not_fit_are_usage_errors() {
         assert!(err.contains(says) && err.contains("Usage: ets dot"), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
-    // input errors: exit 1
+    // input errors: exit 1 (a flag naming what the record does not have, as in every command:
+    // docs/formats.md, "Bad input")
+    let out = run(&["dot", GAME, "--move", "19"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--move 19 asked for, but the line has 18 move(s)"));
     let out = run(&["dot", "no/such/game.sgf"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));

@@ -265,10 +265,7 @@ fn layout_of(a: &LayoutArg) -> Layout {
 fn checked_level(st: &Setting, level: Option<u32>, default: u32) -> R<u32> {
     let l = level.unwrap_or(default);
     if l > st.max_level() {
-        return usage(format!(
-            "invalid value '{l}' for '--level <LEVEL>': the class setting has levels 0–{}",
-            st.max_level()
-        ));
+        return usage(format!("--level {l}: the setting has levels 0 to {}", st.max_level()));
     }
     Ok(l)
 }
@@ -284,7 +281,7 @@ fn checked_classes(st: &Setting, names: &[String], level: u32) -> R<()> {
                     .map(|c| st.class(c).name.as_str())
                     .collect();
                 return usage(format!(
-                    "invalid value '{n}' for '--highlight <CLASSES>': the setting has no class `{n}`; its level-{level} classes are {}",
+                    "--highlight {n}: no such class (the setting has no class `{n}`); its level-{level} classes are {}",
                     at.join(", ")
                 ));
             }

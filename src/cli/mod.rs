@@ -71,24 +71,33 @@ enum Cmd {
     #[command(display_order = 4)]
     Recognize(dsl_cmds::RecognizeArgs),
     /// Go: an engine speaking GTP version 2 on standard input and output.
+    #[command(display_order = 17)]
     Gtp(player_cmds::GtpArgs),
     /// Go: matches between GTP engines (ets, GNU Go, any command): SGF per game, results in a store,
     /// ratings with intervals.
+    #[command(display_order = 18)]
     Arena(player_cmds::ArenaArgs),
-    /// Learn Forme_K patterns (and the move-prediction model) from game collections into a store.
+    /// Go knowledge: learn Forme_K patterns (and the move-prediction model) from game collections into a store.
+    #[command(display_order = 19)]
     Learn(knowledge_cmds::LearnArgs),
-    /// Stores: what one holds; merging the stores of shards.
+    /// Go knowledge: stores: what one holds; merging the stores of shards.
+    #[command(display_order = 20)]
     Store(knowledge_cmds::StoreArgs),
-    /// The ACADEMY, a pattern database that competing players share: post, show, query, stats,
+    /// Go knowledge: the ACADEMY, a pattern database that competing players share: post, show, query, stats,
     /// export, learn from collections.
+    #[command(display_order = 24)]
     Academy(academy_cmd::AcademyArgs),
-    /// Evaluate a position by Gomi's sample games: P(black wins), ownership map, dead stones.
+    /// Go knowledge: evaluate a position by Gomi's sample games: P(black wins), ownership map, dead stones.
+    #[command(display_order = 25)]
     Evaluate(academy_cmd::EvaluateArgs),
-    /// Forme_K patterns of a store: list, query at a point, show one, export one as a class.
+    /// Go knowledge: Forme_K patterns of a store: list, query at a point, show one, export one as a class.
+    #[command(display_order = 21)]
     Patterns(patterns_cmd::PatternsArgs),
-    /// The moves a learned model expects at a position, ranked, with their reasons.
+    /// Go knowledge: the moves a learned model expects at a position, ranked, with their reasons.
+    #[command(display_order = 22)]
     Predict(predict_cmds::PredictArgs),
-    /// Measurements against data and peers (`ets eval predict`: move prediction beside GNU Go).
+    /// Go knowledge: measurements against data and peers (`ets eval predict`: move prediction beside GNU Go).
+    #[command(display_order = 23)]
     Eval(predict_cmds::EvalArgs),
     /// Operations on structs: assemble, relabel, same (structural identity), canonical.
     #[command(display_order = 5)]
