@@ -240,11 +240,9 @@ fn eval_predict(a: EvalPredictArgs) -> miette::Result<ExitCode> {
         |piece| {
             for it in piece {
                 match it {
-                    Streamed::Game { result: Some(r), .. } => {
-                        if results.len() < limit {
-                            results.push(r);
-                            pb.inc(1);
-                        }
+                    Streamed::Game { result: Some(r), .. } if results.len() < limit => {
+                        results.push(r);
+                        pb.inc(1);
                     }
                     Streamed::Broken(b) => {
                         broken += 1;
@@ -370,10 +368,13 @@ fn print_report(r: &EvalReport) {
     }
     if let Some(p) = &r.peer {
         println!(
-            "beside {} at every {} position{} ({} positions, {} unanswered; {:.0}s of GNU Go):",
+            "beside {} at {} ({} positions, {} unanswered; {:.0}s of GNU Go):",
             p.peer,
-            ordinal(p.every),
-            if p.every == 1 { "" } else { "" },
+            if p.every == 1 {
+                "every position".to_string()
+            } else {
+                format!("every {} position", ordinal(p.every))
+            },
             p.theirs.positions,
             p.failures,
             p.peer_secs

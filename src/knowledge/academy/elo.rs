@@ -28,13 +28,13 @@ pub fn elo_of_rank(rank: &str) -> Option<f64> {
     let rest = t[digits.len()..].trim();
     let pro = rest.contains('p') || rest.contains("プロ");
     if pro && (rest.starts_with('p') || rest.contains("pro") || rest.contains("プロ") || rest.starts_with('段')) {
-        return (1..=9).contains(&n).then(|| 2700.0 + 30.0 * n as f64);
+        return (1..=9).contains(&n).then_some(2700.0 + 30.0 * n as f64);
     }
     if rest.starts_with('k') || rest.starts_with('級') || rest.starts_with("級") {
         return (n >= 1).then(|| (2100.0 - 100.0 * n as f64).max(100.0));
     }
     if rest.starts_with('d') || rest.starts_with('段') {
-        return (1..=9).contains(&n).then(|| 2000.0 + 100.0 * n as f64);
+        return (1..=9).contains(&n).then_some(2000.0 + 100.0 * n as f64);
     }
     None
 }

@@ -205,10 +205,8 @@ pub fn q_max(dists: &[Dist]) -> Vec<f64> {
     let gap = 0.25 * min_sd;
     let mut cuts = vec![bp[0]];
     for &x in &bp[1..] {
-        if x - cuts[cuts.len() - 1] >= gap.max(1e-12) || x == end {
-            if x - cuts[cuts.len() - 1] > 1e-15 {
-                cuts.push(x);
-            }
+        if (x - cuts[cuts.len() - 1] >= gap.max(1e-12) || x == end) && x - cuts[cuts.len() - 1] > 1e-15 {
+            cuts.push(x);
         }
     }
     if *cuts.last().expect("cuts") < end {
@@ -254,10 +252,10 @@ pub fn q_max(dists: &[Dist]) -> Vec<f64> {
                 continue;
             }
             let h = 0.5 * (v - u);
-            for i in 0..NODES {
+            for (i, fi) in f.iter_mut().enumerate() {
                 let j = base + i;
                 let x = xs[j];
-                f[i] = if x < g.d.lo || x > g.d.hi {
+                *fi = if x < g.d.lo || x > g.d.hi {
                     0.0
                 } else {
                     let t = if a1 == 0.0 { 0.0 } else { a1 * lx[j] } + if b1 == 0.0 { 0.0 } else { b1 * l1[j] };
@@ -399,9 +397,9 @@ mod tests {
         let q = q_max(&ds);
         let sum: f64 = q.iter().sum();
         assert!((sum - 1.0).abs() < 1e-9, "{sum}");
-        for m in 0..ds.len() {
+        for (m, &qm) in q.iter().enumerate().take(ds.len()) {
             let r = q_reference(&ds, m);
-            assert!((q[m] - r).abs() < 1e-7, "move {m}: {} vs {r}", q[m]);
+            assert!((qm - r).abs() < 1e-7, "move {m}: {qm} vs {r}");
         }
     }
 
