@@ -126,7 +126,7 @@ impl Predictor {
         let fb = &game.board;
         let out: Vec<Ranked> = self
             .model
-            .rank(&pos)
+            .rank(&pos, None)
             .into_iter()
             .map(|(p, prob, raw)| {
                 let s = self.model.stats.get(raw.node as usize).copied().unwrap_or_default();
