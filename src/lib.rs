@@ -6,6 +6,7 @@
 //!   nothing of any application domain.
 //! - [`go`]: the Go front-end: SGF records, replay, and the recorder that turns positions into
 //!   structs (thesis ch. 4).
+//! - [`player`]: a class-driven player (thesis §5.3): the move decision, GTP, the arena.
 #![warn(missing_docs)]
 
 pub mod demo;
@@ -14,4 +15,5 @@ pub mod dsl;
 pub mod ets;
 pub mod go;
 pub mod knowledge;
+pub mod player;
 pub mod store;

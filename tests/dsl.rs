@@ -16,14 +16,17 @@ fn bank_setting() -> Setting {
 
 fn render(src: &Sources, errs: &[DslError]) -> String {
     errs.iter()
-        .map(|e| {
-            let (l, c) = src.line_col(e.span);
-            let f = src
-                .files
-                .get(e.span.file as usize)
-                .map(|f| f.path.display().to_string())
-                .unwrap_or_default();
-            format!("{f}:{l}:{c}: {e}")
+        .map(|e| match e.span {
+            Some(span) => {
+                let (l, c) = src.line_col(span);
+                let f = src
+                    .files
+                    .get(span.file as usize)
+                    .map(|f| f.path.display().to_string())
+                    .unwrap_or_default();
+                format!("{f}:{l}:{c}: {e}")
+            }
+            None => e.to_string(),
         })
         .collect::<Vec<_>>()
         .join("\n")

@@ -167,17 +167,9 @@ fn encodings_utf16_latin1_and_undecodable_text() {
 #[test]
 fn malformed_files_give_located_errors() {
     type Case = (&'static str, fn(&SgfError) -> bool, (usize, usize));
-    let cases: [Case; 5] = [
-        (
-            "(;B[aa]\n;W[bb",
-            |e| matches!(e, SgfError::UnterminatedValue { .. }),
-            (2, 3),
-        ),
-        (
-            "(;B[aa]\n;W[bb]",
-            |e| matches!(e, SgfError::UnterminatedTree { .. }),
-            (1, 1),
-        ),
+    let cases: [Case; 6] = [
+        ("(;W[bb", |e| matches!(e, SgfError::UnterminatedValue { .. }), (1, 4)),
+        ("\n\n  (", |e| matches!(e, SgfError::UnterminatedTree { .. }), (3, 3)),
         ("(;B[aa]\n  ;W)", |e| matches!(e, SgfError::MissingValue { .. }), (2, 4)),
         (
             "(;B[aa] # )",
@@ -185,6 +177,11 @@ fn malformed_files_give_located_errors() {
             (1, 9),
         ),
         ("no game here", |e| matches!(e, SgfError::Empty), (1, 1)),
+        (
+            "(;C[é]\r;B[aa] é)",
+            |e| matches!(e, SgfError::Unexpected { found: 'é', .. }),
+            (2, 8),
+        ),
     ];
     for (text, is, (line, col)) in cases {
         let e = Sgf::parse(text).unwrap_err();
@@ -192,6 +189,114 @@ fn malformed_files_give_located_errors() {
         assert_eq!(line_col(text.as_bytes(), e.offset()), (line, col), "{text:?}");
     }
     assert!(matches!(Sgf::parse("(()"), Err(SgfError::EmptyTree { .. })));
+}
+
+fn warned(s: &Sgf, what: &str) -> Vec<(usize, usize)> {
+    s.warnings()
+        .iter()
+        .filter(|w| w.message.contains(what))
+        .map(|w| s.line_col(w.offset))
+        .collect()
+}
+
+#[test]
+fn truncated_records_are_read_up_to_the_last_complete_node() {
+    // cut inside a value: the node is dropped, the moves before it kept
+    let s = Sgf::parse("(;SZ[9]\n;B[aa]\n;W[bb").unwrap();
+    assert_eq!(Replay::from_sgf(&s, 0, &[]).unwrap().moves.len(), 1);
+    assert_eq!(warned(&s, "cut short"), vec![(3, 3)]);
+    // cut between nodes, or after a complete node: every node kept
+    for text in [
+        "(;SZ[9];B[aa];W[bb]",
+        "(;SZ[9];B[aa](;W[bb]",
+        "(;SZ[9];B[aa];W[bb];B",
+        "(;SZ[9];B[aa];W[bb]\n",
+    ] {
+        let s = Sgf::parse(text).unwrap();
+        assert_eq!(Replay::from_sgf(&s, 0, &[]).unwrap().moves.len(), 2, "{text:?}");
+        assert_eq!(s.warnings().len(), 1, "{text:?}: {:?}", s.warnings());
+    }
+    // the game tree's second game cut: the first game whole, the second up to its cut
+    let s = Sgf::parse("(;B[aa])(;W[bb];B[cc").unwrap();
+    assert_eq!(s.games().len(), 2);
+    assert_eq!(Replay::from_sgf(&s, 1, &[]).unwrap().moves.len(), 1);
+}
+
+#[test]
+fn lenient_forms_are_read_with_warnings() {
+    // text before the first tree and after the last
+    let s = Sgf::parse("Downloaded from a server\n(;SZ[9];B[aa])\n-- end --").unwrap();
+    assert_eq!(warned(&s, "before the first game tree"), vec![(1, 1)]);
+    assert_eq!(warned(&s, "after the last game tree"), vec![(3, 1)]);
+    // FF[3] identifiers: one warning per spelling
+    let s = Sgf::parse("(;FF[3]SiZe[9]AddBlack[aa];Black[cc];Black[dd])").unwrap();
+    assert_eq!(s.warnings().len(), 3, "{:?}", s.warnings());
+    assert!(s.warnings()[1].message.contains("`AddBlack` read as `AB`"));
+    // a repeated property: its values merged
+    let s = Sgf::parse("(;SZ[9]AB[aa]PB[x]AB[bb][cc])").unwrap();
+    let r = Replay::from_sgf(&s, 0, &[]).unwrap();
+    assert_eq!(r.positions[0].stones(Color::Black).len(), 3);
+    assert_eq!(warned(&s, "appears 2 times"), vec![(1, 19)]);
+    // unknown properties are kept, and nothing warns about them
+    let s = Sgf::parse("(;SZ[9]XY[1][2];B[aa])").unwrap();
+    assert_eq!(s.raw_values(s.prop(s.games()[0], Ident::new("XY")).unwrap()).len(), 2);
+    assert!(s.warnings().is_empty());
+}
+
+#[test]
+fn a_record_without_the_root_semicolon_replays_as_with_it() {
+    let without = std::fs::read("tests/data/games/legacy/shift_jis-no-ca-no-root-semicolon.sgf").unwrap();
+    let k = without.iter().position(|&b| b == b'(').unwrap();
+    let mut with = without.clone();
+    with.insert(k + 1, b';');
+    let a = Sgf::parse_bytes(without).unwrap();
+    let b = Sgf::parse_bytes(with).unwrap();
+    assert_eq!(warned(&a, "missing `;`"), vec![(2, 1)]);
+    assert!(b.warnings().is_empty());
+    let (ra, rb) = (
+        Replay::from_sgf(&a, 0, &[]).unwrap(),
+        Replay::from_sgf(&b, 0, &[]).unwrap(),
+    );
+    assert_eq!(ra.moves.len(), 35);
+    assert_eq!(ra.positions, rb.positions);
+    assert_eq!(ra.info.black.as_deref(), Some("武宮正樹"));
+}
+
+#[test]
+fn a_multibyte_character_ending_in_a_backslash_swallows_no_node() {
+    // The record: Shift_JIS ソ is 0x83 0x5C; before `]` it is not an escape.
+    let bytes = b"(;CA[Shift_JIS]SZ[19]PW[\x83\x5c];B[pd];W[dd])".to_vec();
+    let s = Sgf::parse_bytes(bytes).unwrap();
+    assert_eq!(s.text_of(s.games()[0], Ident::new("PW")).unwrap(), "ソ");
+    let r = Replay::from_sgf(&s, 0, &[]).unwrap();
+    assert_eq!(r.moves.len(), 2);
+    assert_eq!(r.positions[2].stones(Color::Black), vec![pt("pd")]);
+    assert!(s.warnings().is_empty(), "{:?}", s.warnings());
+    // The same without CA: detected, and the same moves.
+    let s = Sgf::parse_bytes(b"(;SZ[19]PW[\x83\x5c\x83\x5c];B[pd];W[dd])".to_vec()).unwrap();
+    assert_eq!(Replay::from_sgf(&s, 0, &[]).unwrap().moves.len(), 2);
+    // Big5 夜 is 0xA9 0x5D: its second byte is `]`.
+    let s = Sgf::parse_bytes(b"(;CA[Big5]PW[\xa9\x5d];B[pd])".to_vec()).unwrap();
+    assert_eq!(s.text_of(s.games()[0], Ident::new("PW")).unwrap(), "夜");
+}
+
+#[test]
+fn line_and_column_count_characters_and_every_line_ending() {
+    let text = "(;C[日本]\r;B[aa]\r\n;W[bb]\n;B[cc] é\u{1F600} ;W[dd])";
+    let s = Sgf::parse(text);
+    let e = s.unwrap_err();
+    assert_eq!(line_col(text.as_bytes(), e.offset()), (4, 8));
+    // many warnings, each located through the index
+    let mut t = String::from("(;SZ[19]");
+    for _ in 0..40_000 {
+        t.push_str("\n;B[dd]");
+    }
+    t.push(')');
+    let s = Sgf::parse(&t).unwrap();
+    let r = Replay::from_sgf(&s, 0, &[]).unwrap();
+    let last = r.warnings.last().unwrap();
+    assert_eq!(s.line_col(last.offset), (40_001, 1));
+    assert_eq!(r.warnings.len(), 2 * 40_000 - 2);
 }
 
 #[test]
@@ -245,4 +350,68 @@ fn player_to_move_follows_pl() {
     let r = replay("(;SZ[9]PL[W];W[aa];PL[W])");
     assert_eq!(r.to_move[0], Color::White);
     assert_eq!(r.to_move[1], Color::White);
+}
+
+/// The shipped legacy-charset records (`tests/data/games/legacy/`, see its README): each decodes
+/// to the names it was made from, with and without `CA`, and says how its charset was chosen.
+#[test]
+fn legacy_charsets_decode_with_and_without_ca() {
+    use ets::go::sgf::CharsetSource::{Declared, Detected};
+    let cases: [(&str, &str, ets::go::sgf::CharsetSource, &str, &str); 9] = [
+        (
+            "shift_jis-no-ca-no-root-semicolon",
+            "Shift_JIS",
+            Detected,
+            "武宮正樹",
+            "結城聡",
+        ),
+        ("shift_jis-ca", "Shift_JIS", Declared, "江城子", "网管286"),
+        ("euc-jp-no-ca", "EUC-JP", Detected, "笨笨の宝宝", "愚公移山"),
+        ("euc-kr-no-ca", "EUC-KR", Detected, "조훈현 9단", "유키 사토시 9단"),
+        ("cp949-ca", "EUC-KR", Declared, "조훈현 9단", "유키 사토시 9단"),
+        ("gb2312-no-ca", "GBK", Detected, "小鹤", "股票领头羊"),
+        ("gb18030-ca-utf8-contradicted", "GBK", Detected, "pp8484", "大大哥"),
+        ("big5-no-ca", "Big5", Detected, "green1234", "夜之雪"),
+        ("big5-ca", "Big5", Declared, "ppppp99999", "冷雨夜8"),
+    ];
+    let mut failures = Vec::new();
+    for (file, charset, how, black, white) in cases {
+        let path = format!("tests/data/games/legacy/{file}.sgf");
+        let s = Sgf::parse_bytes(std::fs::read(&path).unwrap()).unwrap();
+        let r = Replay::from_sgf(&s, 0, &[]).unwrap();
+        let got = (
+            s.charset().name(),
+            s.charset().source,
+            r.info.black.as_deref().unwrap_or(""),
+            r.info.white.as_deref().unwrap_or(""),
+        );
+        if got != (charset, how, black, white) {
+            failures.push(format!("{file}: {got:?}"));
+        }
+        assert!(r.len() > 10, "{file}: the moves are read");
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn an_over_long_line_is_refused_before_it_is_replayed() {
+    // Found by ets-fuzz (a giant input): 100,000 moves on 52x52 took seconds to replay, then to
+    // hold. Beyond MAX_POSITION_CELLS board points of positions, the replay refuses at once.
+    let mut t = String::from("(;SZ[52]");
+    for _ in 0..40_000 {
+        t.push_str(";B[aA]");
+    }
+    t.push(')');
+    let s = Sgf::parse(&t).unwrap();
+    let e = Replay::from_sgf(&s, 0, &[]).unwrap_err();
+    assert!(
+        e.to_string().contains("the line has 40000 moves on a 52x52 board"),
+        "{e}"
+    );
+    // The same on 19x19 is a game ets replays.
+    let t = t.replace("SZ[52]", "SZ[19]").replace("aA", "dd");
+    assert_eq!(
+        Replay::from_sgf(&Sgf::parse(&t).unwrap(), 0, &[]).unwrap().moves.len(),
+        40_000
+    );
 }

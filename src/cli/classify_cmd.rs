@@ -9,7 +9,7 @@ use std::sync::Arc;
 use ets::go::board::Point;
 use ets::go::classify::{GoTimeline, classify_game, load};
 
-use super::go_cmds::{GameSel, RecordArgs, last_moves, load as load_game};
+use super::go_cmds::{GameSel, RecordArgs, last_moves};
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum Format {
@@ -104,18 +104,13 @@ fn print_timeline(g: &GoTimeline, name: &str, forming: bool) {
 pub fn run(a: ClassifyArgs) -> miette::Result<ExitCode> {
     let (sources, st) = load(&a.setting);
     let st = st.map_err(|e| miette::miette!("{}", super::dsl_cmds::render(&sources, &e)))?;
-    let name = a.file.display().to_string();
-    let (_, replay) = load_game(&a.file, &a.sel)?;
-    let n = match a.sel.mv {
-        None => replay.len(),
-        Some(n) if n <= replay.len() => n,
-        Some(n) => {
-            return Err(miette::miette!(
-                "{name}: move {n} asked for, but the line has {} moves",
-                replay.len()
-            ));
-        }
-    };
+    super::input::check_level(&st, a.level)?;
+    super::input::check_class(&st, "--mark", &a.mark)?;
+    let l = super::input::load(&a.file, &a.sel)?;
+    let n = l.upto(a.sel.mv)?;
+    let warnings = super::input::report_warnings(l.warnings(n), a.sel.strict, a.format == Format::Json)?;
+    super::input::check_recording(&l, n, a.rec.options())?;
+    let (name, replay) = (l.name.clone(), l.replay);
     let g = classify_game(
         Arc::new(st),
         &replay.positions[..=n],
@@ -124,7 +119,7 @@ pub fn run(a: ClassifyArgs) -> miette::Result<ExitCode> {
         a.level,
     )
     .map_err(|e| miette::miette!("{name}: {e}"))?;
-    let print_json = |v: &dyn erased::Json| println!("{}", v.pretty());
+    let print_json = |v: &dyn erased::Json| println!("{}", v.pretty(&warnings));
     if a.timeline {
         match a.format {
             Format::Json => print_json(&g.timeline_json(a.forming)),
@@ -203,11 +198,11 @@ pub fn run(a: ClassifyArgs) -> miette::Result<ExitCode> {
 /// Printing any of the library's JSON views.
 mod erased {
     pub trait Json {
-        fn pretty(&self) -> String;
+        fn pretty(&self, warnings: &[crate::cli::input::Warn]) -> String;
     }
     impl<T: serde::Serialize> Json for T {
-        fn pretty(&self) -> String {
-            serde_json::to_string_pretty(self).expect("serialisable")
+        fn pretty(&self, warnings: &[crate::cli::input::Warn]) -> String {
+            crate::cli::input::json_with_warnings(self, warnings)
         }
     }
 }

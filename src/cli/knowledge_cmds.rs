@@ -68,6 +68,82 @@ pub struct LearnArgs {
     /// Worker threads (default: every core).
     #[arg(long)]
     pub threads: Option<usize>,
+    #[command(flatten)]
+    pub rank: RankArgs,
+}
+
+/// Training the move-prediction ranker (after both passes).
+#[derive(Args, Clone)]
+pub struct RankArgs {
+    /// Do not train the ranker.
+    #[arg(long)]
+    pub no_rank: bool,
+    /// Train the ranker on this many games of the list, spread evenly through it.
+    #[arg(long, default_value_t = 3000)]
+    pub rank_games: usize,
+    /// Train on every n-th position of those games.
+    #[arg(long, default_value_t = 1)]
+    pub rank_every: usize,
+    /// Latent dimension of the factorization machine (0: the plain Bradley–Terry model).
+    #[arg(long, default_value_t = 8)]
+    pub dim: usize,
+    /// Passes over the training positions.
+    #[arg(long, default_value_t = 3)]
+    pub epochs: usize,
+    /// AdaGrad step.
+    #[arg(long, default_value_t = 0.05)]
+    pub rate: f32,
+    /// Prior weight of a parent pattern's estimate when smoothing P(i|p) along the tree.
+    #[arg(long, default_value_t = 5.0)]
+    pub alpha: f64,
+    /// Patterns matched at least this often are features of their own.
+    #[arg(long, default_value_t = 200)]
+    pub min_match_id: u64,
+    /// Retrain even if the store holds a ranker.
+    #[arg(long)]
+    pub retrain: bool,
+}
+
+/// Progress: a bar on a terminal; otherwise (a log) a line every 30 seconds.
+pub struct Progress {
+    pub pb: ProgressBar,
+    pub unit: &'static str,
+    what: &'static str,
+    len: Option<u64>,
+    done: u64,
+    start: std::time::Instant,
+    last: std::time::Instant,
+}
+
+impl Progress {
+    pub fn new(len: Option<u64>, what: &'static str) -> Progress {
+        let now = std::time::Instant::now();
+        Progress {
+            pb: bar(len, what),
+            unit: "games",
+            what,
+            len,
+            done: 0,
+            start: now,
+            last: now,
+        }
+    }
+    pub fn inc(&mut self, n: u64) {
+        self.pb.inc(n);
+        self.done += n;
+        if self.pb.is_hidden() && self.last.elapsed().as_secs() >= 30 {
+            self.last = std::time::Instant::now();
+            let s = self.start.elapsed().as_secs_f64();
+            let of = self.len.map(|l| format!(" of {l}")).unwrap_or_default();
+            eprintln!(
+                "{}: {}{of} {u} in {s:.0}s ({:.1} {u}/s)",
+                self.what.trim(),
+                self.done,
+                self.done as f64 / s,
+                u = self.unit
+            );
+        }
+    }
 }
 
 fn bar(len: Option<u64>, what: &str) -> ProgressBar {
@@ -79,8 +155,8 @@ fn bar(len: Option<u64>, what: &str) -> ProgressBar {
         None => ProgressBar::new_spinner(),
     };
     let t = match len {
-        Some(_) => format!("{what} {{bar:40}} {{pos}}/{{len}} games, {{per_sec}} eta {{eta}}"),
-        None => format!("{what} {{spinner}} {{pos}} games, {{per_sec}}"),
+        Some(_) => format!("{what} {{bar:40}} {{pos}}/{{len}}, {{per_sec}} eta {{eta}}"),
+        None => format!("{what} {{spinner}} {{pos}}, {{per_sec}}"),
     };
     pb.set_style(ProgressStyle::with_template(&t).expect("template"));
     pb
@@ -115,23 +191,23 @@ pub fn learn_cmd(a: LearnArgs) -> miette::Result<ExitCode> {
         commit_secs: a.commit_secs,
         batch_bytes: a.batch_bytes.max(1),
     };
-    let mut pb = bar(None, "pass 1 (create)");
+    let mut pb = Progress::new(None, "pass 1 (create)");
     let mut broken = Vec::new();
     let r = learn(&mut store, &files, &opts, &mut |e| match e {
         Event::Created(n) => pb.inc(n),
         Event::Counting(n) => {
-            pb.finish_and_clear();
-            pb = bar(Some(n), "pass 2 (count) ");
+            pb.pb.finish_and_clear();
+            pb = Progress::new(Some(n), "pass 2 (count) ");
         }
         Event::Counted(n) => pb.inc(n),
         Event::Committed => {}
         Event::Broken(b) => {
-            pb.suspend(|| eprintln!("skipped: {b}"));
+            pb.pb.suspend(|| eprintln!("skipped: {b}"));
             broken.push(b);
         }
     })
     .map_err(|e| miette::miette!("{}: {e}", a.store))?;
-    pb.finish_and_clear();
+    pb.pb.finish_and_clear();
     let rate = |n: u64, s: f64| if s > 0.0 { n as f64 / s } else { 0.0 };
     println!(
         "pass 1: {} games ({} duplicates, {} broken records skipped) in {:.1}s ({:.0} games/s): {} patterns created, {} kept (played ≥ {})",
@@ -164,7 +240,99 @@ pub fn learn_cmd(a: LearnArgs) -> miette::Result<ExitCode> {
             format!("{c} of {all} games counted (other shards: count them and `ets store merge`)")
         }
     );
+    if r.complete && !a.rank.no_rank {
+        train_ranker(&mut store, &files, &a.rank)?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Trains the ranker on a store whose counts are complete, and saves it.
+pub fn train_ranker(store: &mut Store, files: &[PathBuf], a: &RankArgs) -> miette::Result<()> {
+    use ets::knowledge::predict::{TrainEvent, train};
+    use ets::knowledge::rank_store::{self, ModelSettings};
+    let err = |e: ets::store::StoreError| miette::miette!("{e}");
+    if !a.retrain && rank_store::has_ranker(store).map_err(err)? {
+        println!("ranker: already trained (--retrain to train again)");
+        return Ok(());
+    }
+    let settings = ps::settings(store)
+        .map_err(err)?
+        .ok_or_else(|| miette::miette!("no patterns"))?;
+    let (tree, stats) = ps::load(store).map_err(err)?;
+    let keys: Vec<u64> = store
+        .rows("SELECT key FROM fk_game ORDER BY key", &[])
+        .map_err(err)?
+        .iter()
+        .map(|r| r[0].as_i64().unwrap_or(0) as u64)
+        .collect();
+    let n = a.rank_games.min(keys.len()).max(1);
+    let chosen: rustc_hash::FxHashSet<u64> = (0..n).map(|i| keys[i * keys.len() / n]).collect();
+    let pm = ets::knowledge::features::PatternModel {
+        tree: &tree,
+        stats: &stats,
+        kmax: settings.kmax,
+        alpha: a.alpha,
+        min_match_id: a.min_match_id,
+    };
+    let t = ets::knowledge::ranker::Train {
+        dim: a.dim,
+        rate: a.rate,
+        epochs: a.epochs,
+        ..Default::default()
+    };
+    let start = std::time::Instant::now();
+    let mut pb = Progress::new(None, "ranker");
+    pb.unit = "positions";
+    let (mut pos, mut lp) = (0u64, 0.0f64);
+    let ranker = train(&pm, files, &chosen, &t, a.rank_every, &mut |e| match e {
+        TrainEvent::Epoch(k) => {
+            if k > 1 {
+                pb.pb.suspend(|| {
+                    eprintln!(
+                        "ranker: epoch {} done, {} positions, mean log-probability {:.3}",
+                        k - 1,
+                        pos,
+                        lp / pos.max(1) as f64
+                    )
+                });
+            }
+            pos = 0;
+            lp = 0.0;
+        }
+        TrainEvent::Positions(n, l) => {
+            pos += n;
+            lp += l;
+            pb.inc(n);
+        }
+    });
+    pb.pb.finish_and_clear();
+    println!(
+        "ranker: {} epochs over {} positions of {} games in {:.0}s; last epoch's mean log-probability {:.3}; {} features",
+        a.epochs,
+        pos,
+        chosen.len(),
+        start.elapsed().as_secs_f64(),
+        lp / pos.max(1) as f64,
+        ranker.w.len()
+    );
+    rank_store::save(
+        store,
+        &ranker,
+        &ModelSettings {
+            alpha: a.alpha,
+            min_match_id: a.min_match_id,
+        },
+        &[
+            ("epochs", a.epochs.to_string()),
+            ("rate", a.rate.to_string()),
+            ("games", chosen.len().to_string()),
+            ("every", a.rank_every.to_string()),
+            ("positions", pos.to_string()),
+            ("train_logp", format!("{:.4}", lp / pos.max(1) as f64)),
+        ],
+    )
+    .map_err(err)?;
+    Ok(())
 }
 
 #[derive(Subcommand)]

@@ -5,13 +5,21 @@
 //! - [`struct_graph`]: primitives as record nodes whose ports are their sites, processes from port to
 //!   port, temporal layers ranked top to bottom, a style per abstract primitive, chosen elements
 //!   outlined as clusters (works for any domain).
-//! - [`overlap_graph`]: elements as nodes, overlaps as edges labelled by the shared constraints (the
-//!   style of Figs. 3.8, 4.32, 4.39).
-//! - [`board::board_svg`]: a Go position with elements drawn as outlines over the stones (Fig. 4.43).
-//! - [`render`]: DOT to SVG or PNG with the system's graphviz `dot`, or to SVG with the pure-Rust
-//!   layout-rs when `dot` is not installed.
+//! - [`view`]: overlap graphs — elements as nodes, overlaps as edges labelled by the shared
+//!   constraints (the style of Figs. 3.8, 4.32, 4.39) — in layouts that scale (anchored at the
+//!   domain's points, clustered by class, or graphviz's multilevel force layout).
+//! - [`board::board_picture_svg`]: a Go position with elements drawn as outlines over the stones
+//!   (Fig. 4.43).
+//! - [`game`]: the data those pictures take from a classified game (engine elements, vertices,
+//!   lifetimes, overlaps) and the selections that keep a picture readable (level, classes, region,
+//!   moves).
+//! - [`render`]: DOT to SVG or PNG with the system's graphviz `dot`, or with the pure-Rust layout-rs
+//!   when `dot` is not installed; [`raster::svg_to_png`] turns any SVG into PNG without graphviz.
 
 pub mod board;
+pub mod game;
+pub mod raster;
+pub mod view;
 
 pub use graphviz_rust::dot_structures::Graph;
 use graphviz_rust::dot_structures::{Attribute, Edge, EdgeTy, Id, Node, NodeId, Port, Stmt, Subgraph, Vertex};
@@ -21,15 +29,14 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use thiserror::Error;
 
-use crate::ets::{NodeId as Prim, Setting, Struct};
-use crate::go::classify::Classification;
+use crate::ets::{NodeId as Prim, Struct};
 
 /// A quoted DOT identifier. `s` is DOT label text: `\n` stays a line break; quotes are escaped.
 pub fn quoted(s: &str) -> Id {
     Id::Escaped(format!("\"{}\"", s.replace('"', "\\\"")))
 }
 
-fn attr(k: &str, v: &str) -> Attribute {
+pub(crate) fn attr(k: &str, v: &str) -> Attribute {
     Attribute(Id::Plain(k.to_string()), quoted(v))
 }
 
@@ -189,112 +196,6 @@ pub fn struct_graph(p: &StructPicture<'_>) -> Graph {
     }
 }
 
-/// One node of an overlap graph.
-#[derive(Debug, Clone)]
-pub struct OverlapNode {
-    /// A stable id (e.g. `L1:3`).
-    pub id: String,
-    /// Its class.
-    pub class: String,
-    /// Further text (e.g. vertices).
-    pub detail: String,
-}
-
-/// An overlap graph: elements as nodes, edges labelled with the constraints they overlap on.
-pub fn overlap_graph(title: &str, nodes: &[OverlapNode], edges: &[(usize, usize, Vec<String>)]) -> Graph {
-    let mut classes: BTreeMap<&str, usize> = BTreeMap::new();
-    for n in nodes {
-        let k = classes.len();
-        classes.entry(n.class.as_str()).or_insert(k);
-    }
-    let mut stmts = vec![
-        Stmt::Attribute(attr("label", title)),
-        Stmt::Attribute(attr("fontname", "Helvetica")),
-        Stmt::Attribute(attr("overlap", "false")),
-        Stmt::Attribute(attr("layout", "neato")),
-        Stmt::Attribute(attr("splines", "true")),
-        Stmt::Attribute(attr("sep", "+6")),
-    ];
-    for n in nodes {
-        let k = classes[n.class.as_str()];
-        let label = if n.detail.is_empty() {
-            format!("{}\\n{}", n.class, n.id)
-        } else {
-            format!("{}\\n{}\\n{}", n.class, n.detail, n.id)
-        };
-        stmts.push(Stmt::Node(Node {
-            id: NodeId(quoted(&n.id), None),
-            attributes: vec![
-                attr("label", &label),
-                attr("shape", "ellipse"),
-                attr("style", "filled"),
-                attr("fillcolor", PALETTE[1 + k % (PALETTE.len() - 1)]),
-                attr("fontsize", "9"),
-            ],
-        }));
-    }
-    for (a, b, cs) in edges {
-        stmts.push(Stmt::Edge(Edge {
-            ty: EdgeTy::Pair(
-                Vertex::N(NodeId(quoted(&nodes[*a].id), None)),
-                Vertex::N(NodeId(quoted(&nodes[*b].id), None)),
-            ),
-            attributes: vec![attr("label", &cs.join("\\n")), attr("fontsize", "8")],
-        }));
-    }
-    Graph::Graph {
-        id: Id::Plain("overlaps".into()),
-        strict: false,
-        stmts,
-    }
-}
-
-/// The overlap graph of one level of a Go classification (living elements, as `ets classify` lists
-/// them); with `only`, just the elements of those classes and the overlaps among them.
-/// Elements are labelled with their class and vertices (GTP names on a board of `rows` rows).
-pub fn classification_overlap(
-    st: &Setting,
-    c: &Classification,
-    level: u32,
-    rows: u8,
-    only: &[String],
-    title: &str,
-) -> Graph {
-    let l = &c.hierarchy.levels[level as usize];
-    let named = &c.named[level as usize];
-    let living: Vec<usize> = (0..l.elements.len()).filter(|&i| named[i].died.is_none()).collect();
-    let keep = |i: usize| only.is_empty() || only.contains(&st.class(l.elements[i].class).name);
-    let shown: Vec<usize> = (0..living.len()).filter(|&k| keep(living[k])).collect();
-    let pos = |k: usize| shown.iter().position(|&x| x == k);
-    let nodes: Vec<OverlapNode> = shown
-        .iter()
-        .map(|&k| living[k])
-        .map(|i| OverlapNode {
-            id: format!("L{level}:{i}"),
-            class: st.class(l.elements[i].class).name.clone(),
-            detail: named[i]
-                .vertices
-                .iter()
-                .map(|p| p.gtp(rows))
-                .collect::<Vec<_>>()
-                .join(" "),
-        })
-        .collect();
-    let edges: Vec<(usize, usize, Vec<String>)> = l
-        .overlaps()
-        .edges
-        .iter()
-        .filter_map(|(a, b, cs)| {
-            Some((
-                pos(*a as usize)?,
-                pos(*b as usize)?,
-                cs.iter().map(|&x| st.constraint(x).name.clone()).collect(),
-            ))
-        })
-        .collect();
-    overlap_graph(title, &nodes, &edges)
-}
-
 /// DOT text of a graph.
 pub fn to_dot(g: &Graph) -> String {
     g.print(&mut PrinterContext::default())
@@ -305,35 +206,40 @@ pub fn to_dot(g: &Graph) -> String {
 pub enum Format {
     /// Scalable vector graphics.
     Svg,
-    /// Portable network graphics (needs graphviz's `dot`).
+    /// Portable network graphics.
     Png,
 }
 
 /// Why a picture could not be rendered.
 #[derive(Debug, Error)]
 pub enum RenderError {
-    /// PNG needs graphviz.
-    #[error("PNG output needs graphviz's `dot` (apt-get install graphviz); `--render svg` works without it")]
-    PngNeedsGraphviz,
     /// `dot` failed.
     #[error("graphviz `dot` failed: {0}")]
     Dot(String),
     /// The pure-Rust layout failed.
     #[error("the built-in layout could not draw this graph: {0}")]
     Layout(String),
+    /// SVG could not be turned into PNG.
+    #[error("could not draw the picture as PNG: {0}")]
+    Raster(String),
 }
 
-/// Whether graphviz's `dot` is installed.
+/// Whether graphviz's `dot` is installed (and not turned off by `ETS_GRAPHVIZ=0`, which makes
+/// every picture take the pure-Rust route). Asked once per process.
 pub fn have_dot() -> bool {
-    Command::new("dot")
-        .arg("-V")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
+    static HAVE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAVE.get_or_init(|| {
+        std::env::var_os("ETS_GRAPHVIZ").is_none_or(|v| v != "0")
+            && Command::new("dot")
+                .arg("-V")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+    })
 }
 
-/// Renders DOT text: with graphviz's `dot` when installed, else (SVG only) with layout-rs.
+/// Renders DOT text: with graphviz's `dot` when installed, else with layout-rs (and resvg for PNG).
 pub fn render(dot: &str, format: Format) -> Result<Vec<u8>, RenderError> {
     if have_dot() {
         let t = match format {
@@ -357,9 +263,10 @@ pub fn render(dot: &str, format: Format) -> Result<Vec<u8>, RenderError> {
         }
         return Ok(out.stdout);
     }
+    let svg = render_builtin(dot)?;
     match format {
-        Format::Png => Err(RenderError::PngNeedsGraphviz),
-        Format::Svg => render_builtin(dot).map(|s| s.into_bytes()),
+        Format::Png => raster::svg_to_png(&svg),
+        Format::Svg => Ok(svg.into_bytes()),
     }
 }
 
@@ -379,4 +286,12 @@ pub fn render_builtin(dot: &str) -> Result<String, RenderError> {
         svg.finalize()
     }));
     r.map_err(|_| RenderError::Layout("layout failed".into()))
+}
+
+/// Text escaped for SVG and XML.
+pub(crate) fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }

@@ -1,6 +1,27 @@
 //! The syntax tree of the class language (`grammars/ets.ebnf`). Spans locate every name for
-//! diagnostics but are not part of a tree's identity: two trees that differ only in spans compare
-//! equal (so that `parse(print(t)) == t`).
+//! diagnostics but are not part of a tree's identity: two trees that differ only in spans (or in
+//! layout hints) compare equal (so that `parse(print(t)) == t`).
+//!
+//! Comments are kept for `ets fmt`: the comment lines before an item, a statement or a class item
+//! (an entry [`BLANK`] stands for a blank line among them or before the item), an end-of-line
+//! comment after it ([`Item::note`]), and the comments before a closing `}` (`trailing`).
+
+/// A comment entry that stands for a blank line (a comment line never holds a line break).
+pub const BLANK: &str = "\n";
+
+/// A layout hint kept from the source (how the author wrote a table); not part of a tree's
+/// identity.
+#[derive(Debug, Clone, Copy, Default, Eq)]
+pub struct Layout {
+    /// Written on one line.
+    pub one_line: bool,
+}
+
+impl PartialEq for Layout {
+    fn eq(&self, _: &Layout) -> bool {
+        true
+    }
+}
 
 /// A byte range of one source file.
 #[derive(Debug, Clone, Copy, Default, Eq)]
@@ -50,8 +71,10 @@ pub struct Item {
     pub comments: Vec<String>,
     /// The item.
     pub kind: ItemKind,
-    /// Where it starts.
+    /// Where it is.
     pub span: Span,
+    /// The comment at the end of its last line, if any.
+    pub note: Option<String>,
 }
 
 /// The kinds of items.
@@ -78,6 +101,8 @@ pub enum ItemKind {
         columns: Vec<Name>,
         /// Rows of cells.
         rows: Vec<Vec<Name>>,
+        /// How it was written.
+        layout: Layout,
     },
     /// A constraint.
     Constraint(ConstraintDecl),
@@ -103,6 +128,8 @@ pub struct ConstraintDecl {
     pub fors: Vec<Name>,
     /// Its body.
     pub body: ConstraintBody,
+    /// Comments before the closing `}` of a level-0 body.
+    pub trailing: Vec<String>,
 }
 
 /// A constraint body.
@@ -128,6 +155,10 @@ pub struct Statement {
     pub comments: Vec<String>,
     /// The statement.
     pub kind: StatementKind,
+    /// Where it is.
+    pub span: Span,
+    /// The comment at the end of its line, if any.
+    pub note: Option<String>,
 }
 
 /// Level-0 statements.
@@ -189,6 +220,8 @@ pub struct ClassDecl {
     pub level: u32,
     /// Its items.
     pub items: Vec<ClassItem>,
+    /// Comments before its closing `}`.
+    pub trailing: Vec<String>,
 }
 
 /// A class item with its comments.
@@ -198,6 +231,10 @@ pub struct ClassItem {
     pub comments: Vec<String>,
     /// The item.
     pub kind: ClassItemKind,
+    /// Where it is.
+    pub span: Span,
+    /// The comment at the end of its line, if any.
+    pub note: Option<String>,
 }
 
 /// Class items.

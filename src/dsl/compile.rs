@@ -1,438 +1,1550 @@
-//! From text to a [`Setting`]: imports, template expansion (tables), and semantic checks, level by
-//! level (level-0 constraints need the alphabet; level-n constraints need the level-(n−1)
+//! From text to a [`Setting`]: template expansion (tables), name resolution and semantic checks,
+//! level by level (level-0 constraints need the alphabet; level-n constraints need the level-(n−1)
 //! classes; classes need the constraints of their level).
+//!
+//! One diagnostic per mistake: a declaration that fails is remembered, and what refers to it is
+//! not reported again (nor what refers to that, and so on); a mistake inside a template is
+//! reported once, not once per table row; a name of the wrong level is reported as a level
+//! mismatch, not as unknown. The semantic checks of `docs/dsl.md` ("Checks") live in
+//! [`super::check`].
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::smallvec;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::ast::*;
-use super::error::{DslError, ErrorKind};
-use super::parser::parse;
+use super::check;
+use super::error::{DslError, ErrorKind, Severity};
 use crate::ets::{
-    Alphabet, AlphabetError, ClassId, ConstraintId, ConstraintSet, LinkLabel, Pattern, PatternLink, PatternVar,
-    PrimalClassId, Schedule, Setting, SettingError,
+    Alphabet, ClassId, ConstraintId, ConstraintSet, LinkLabel, Pattern, PatternLink, PatternVar, PrimalClassId,
+    Schedule, Setting, SettingError,
 };
 
-/// One source file.
-#[derive(Debug, Clone)]
-pub struct SourceFile {
-    /// Its path or name.
-    pub path: PathBuf,
-    /// Its text.
-    pub text: String,
-}
+pub use super::load::{FsResolver, MemResolver, Program, Resolver, SourceFile, Sources, load};
 
-/// Every file read, indexed by [`Span::file`].
-#[derive(Debug, Clone, Default)]
-pub struct Sources {
-    /// The files.
-    pub files: Vec<SourceFile>,
-}
+/// The most instances one `for` clause may ask for.
+pub const MAX_INSTANCES: u64 = 4096;
+/// The most constraints and classes all templates of a program may give together.
+pub const MAX_TOTAL_INSTANCES: u64 = 65_536;
 
-impl Sources {
-    /// 1-based line and column of a span's start.
-    pub fn line_col(&self, span: Span) -> (usize, usize) {
-        let Some(f) = self.files.get(span.file as usize) else {
-            return (1, 1);
-        };
-        let upto = &f.text[..(span.start as usize).min(f.text.len())];
-        let line = upto.matches('\n').count() + 1;
-        let col = upto.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) + 1;
-        (line, col)
-    }
-}
-
-/// Where imported files come from.
-pub trait Resolver {
-    /// The text of `path`.
-    fn read(&self, path: &Path) -> std::io::Result<String>;
-}
-
-/// Reads the file system.
-pub struct FsResolver;
-
-impl Resolver for FsResolver {
-    fn read(&self, path: &Path) -> std::io::Result<String> {
-        std::fs::read_to_string(path)
-    }
-}
-
-/// Files held in memory (embedded settings), by path.
-pub struct MemResolver(pub BTreeMap<PathBuf, String>);
-
-impl Resolver for MemResolver {
-    fn read(&self, path: &Path) -> std::io::Result<String> {
-        let norm = normalise(path);
-        self.0
-            .get(&norm)
-            .cloned()
-            .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "not embedded"))
-    }
-}
-
-fn normalise(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
-}
-
-/// The parsed files of a program, imports first.
-#[derive(Debug, Clone)]
-pub struct Program {
-    /// Every file read.
-    pub sources: Sources,
-    /// The parsed files, each after the files it imports; `(source index, tree)`.
-    pub files: Vec<(u32, File)>,
-}
-
-/// Reads and parses `roots` and everything they import.
-pub fn load(roots: &[PathBuf], resolver: &dyn Resolver) -> (Sources, Result<Program, Vec<DslError>>) {
-    let mut sources = Sources::default();
-    let mut files = Vec::new();
-    let mut done: FxHashMap<PathBuf, u32> = FxHashMap::default();
-    let mut errors = Vec::new();
-    for r in roots {
-        let mut stack = Vec::new();
-        load_one(
-            &normalise(r),
-            None,
-            resolver,
-            &mut sources,
-            &mut files,
-            &mut done,
-            &mut stack,
-            &mut errors,
-        );
-    }
-    if errors.is_empty() {
-        let s = sources.clone();
-        (sources, Ok(Program { sources: s, files }))
-    } else {
-        (sources, Err(errors))
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn load_one(
-    path: &Path,
-    from: Option<Span>,
-    resolver: &dyn Resolver,
-    sources: &mut Sources,
-    files: &mut Vec<(u32, File)>,
-    done: &mut FxHashMap<PathBuf, u32>,
-    stack: &mut Vec<PathBuf>,
-    errors: &mut Vec<DslError>,
-) {
-    if let Some(i) = stack.iter().position(|p| p == path) {
-        let chain: Vec<String> = stack[i..]
-            .iter()
-            .chain(std::iter::once(&path.to_path_buf()))
-            .map(|p| p.display().to_string())
-            .collect();
-        errors.push(DslError::new(
-            ErrorKind::CyclicImport(chain.join(" -> ")),
-            from.unwrap_or_default(),
-        ));
-        return;
-    }
-    if done.contains_key(path) {
-        return;
-    }
-    let text = match resolver.read(path) {
-        Ok(t) => t,
-        Err(e) => {
-            errors.push(DslError::new(
-                ErrorKind::Io {
-                    path: path.display().to_string(),
-                    message: e.to_string(),
-                },
-                from.unwrap_or_default(),
-            ));
-            return;
-        }
-    };
-    let idx = sources.files.len() as u32;
-    sources.files.push(SourceFile {
-        path: path.to_path_buf(),
-        text: text.clone(),
-    });
-    done.insert(path.to_path_buf(), idx);
-    let file = match parse(&text, idx) {
-        Ok(f) => f,
-        Err(e) => {
-            errors.push(e);
-            return;
-        }
-    };
-    stack.push(path.to_path_buf());
-    let dir = path.parent().map(|p| p.to_path_buf()).unwrap_or_default();
-    for item in &file.items {
-        if let ItemKind::Import(rel) = &item.kind {
-            load_one(
-                &normalise(&dir.join(rel)),
-                Some(item.span),
-                resolver,
-                sources,
-                files,
-                done,
-                stack,
-                errors,
-            );
-        }
-    }
-    stack.pop();
-    files.push((idx, file));
-}
-
-/// Where each name of the compiled setting was declared.
+/// Where each name of the compiled setting was declared, and the warnings it compiled with.
 #[derive(Debug, Clone, Default)]
 pub struct Origins {
     /// Constraint name → span of its name.
     pub constraints: BTreeMap<String, Span>,
     /// Class name → span of its name.
     pub classes: BTreeMap<String, Span>,
+    /// Warnings: the setting compiles, but probably not as meant (`docs/dsl.md`, "Checks").
+    pub warnings: Vec<DslError>,
 }
 
-/// Compiles a program to a setting, or returns every diagnostic found.
-pub fn compile(program: &Program) -> Result<(Setting, Origins), Vec<DslError>> {
-    let mut errors = Vec::new();
-    // Tables.
-    let mut tables: Tables = FxHashMap::default();
-    for (_, f) in &program.files {
-        for it in &f.items {
-            if let ItemKind::Table { name, columns, rows } = &it.kind {
-                if tables.contains_key(&name.text) {
-                    errors.push(DslError::new(
-                        ErrorKind::Duplicate {
-                            what: "table",
-                            name: name.text.clone(),
-                        },
-                        name.span,
-                    ));
-                    continue;
-                }
-                for r in rows {
-                    if r.len() != columns.len() {
-                        errors.push(DslError::new(
-                            ErrorKind::Template(format!(
-                                "table `{}` has {} columns but a row has {} cells",
-                                name.text,
-                                columns.len(),
-                                r.len()
-                            )),
-                            r.first().map(|c| c.span).unwrap_or(name.span),
-                        ));
-                    }
-                }
-                tables.insert(name.text.clone(), (columns.clone(), rows.clone(), name.span));
-            }
+/// Name spaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Ns {
+    Primitive,
+    Table,
+    Constraint,
+    Class,
+}
+
+/// Declarations that failed: references to them are not reported again.
+#[derive(Default)]
+struct Failed {
+    names: FxHashSet<(Ns, String)>,
+    /// Templated names (`Con_$N`) whose instances are unknown (their table failed).
+    templates: Vec<(Ns, String)>,
+    /// Class symbols `(level, K)` of failed classes.
+    symbols: FxHashSet<(u32, u32)>,
+}
+
+impl Failed {
+    fn has(&self, ns: Ns, name: &str) -> bool {
+        self.names.contains(&(ns, name.to_string()))
+            || self
+                .templates
+                .iter()
+                .any(|(n, t)| *n == ns && template_matches(t, name))
+    }
+    fn add(&mut self, ns: Ns, name: &str) {
+        if name.contains('$') {
+            self.templates.push((ns, name.to_string()));
+        } else {
+            self.names.insert((ns, name.to_string()));
         }
     }
-    // Alphabet.
-    let mut al = Alphabet::new();
-    for (_, f) in &program.files {
-        for it in &f.items {
-            match &it.kind {
-                ItemKind::Primal(ns) => {
-                    for n in ns {
-                        if let Err(AlphabetError::DuplicatePrimalClass(_)) = al.add_primal_class(&n.text) {
-                            errors.push(DslError::new(
+}
+
+/// Whether `name` is an instance of `template` (each `$COLUMN` stands for any cell).
+fn template_matches(template: &str, name: &str) -> bool {
+    fn go(t: &[u8], n: &[u8]) -> bool {
+        match t.first() {
+            None => n.is_empty(),
+            Some(b'$') => {
+                let k = 1 + t[1..]
+                    .iter()
+                    .take_while(|c| c.is_ascii_alphanumeric() || **c == b'_')
+                    .count();
+                let rest = &t[k..];
+                (0..=n.len())
+                    .any(|i| n[..i].iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_') && go(rest, &n[i..]))
+            }
+            Some(c) => n.first() == Some(c) && go(&t[1..], &n[1..]),
+        }
+    }
+    go(template.as_bytes(), name.as_bytes())
+}
+
+/// What makes two diagnostics the same: place (or message, when unlocated) and severity.
+type DiagKey = (Option<(u32, u32, u32)>, Severity, String);
+
+/// Diagnostics as they are found, each with the number of instances of the declaration it was
+/// found in.
+#[derive(Default)]
+struct Diags {
+    list: Vec<(DslError, usize)>,
+    /// Instances of the declaration being compiled.
+    instances: usize,
+}
+
+impl Diags {
+    fn push(&mut self, e: DslError) {
+        self.list.push((e, self.instances.max(1)));
+    }
+    fn has_errors(&self) -> bool {
+        self.list.iter().any(|(e, _)| e.is_error())
+    }
+    /// One diagnostic per place (a template's instances repeat theirs), in source order.
+    fn finish(self) -> Vec<DslError> {
+        let mut seen: FxHashMap<DiagKey, usize> = FxHashMap::default();
+        let mut out: Vec<(DslError, usize, usize)> = Vec::new();
+        for (e, n) in self.list {
+            let key = (
+                e.span.map(|s| (s.file, s.start, s.end)),
+                e.severity,
+                if e.span.is_some() { String::new() } else { e.to_string() },
+            );
+            match seen.get(&key) {
+                Some(&i) => out[i].1 += 1,
+                None => {
+                    seen.insert(key, out.len());
+                    out.push((e, 1, n));
+                }
+            }
+        }
+        let mut v: Vec<DslError> = out
+            .into_iter()
+            .map(|(mut e, count, n)| {
+                if n > 1 {
+                    let note = if count >= n {
+                        format!("in each of the {n} instances of this template")
+                    } else {
+                        format!("in {count} of the {n} instances of this template")
+                    };
+                    e.help = Some(match e.help.take() {
+                        Some(h) => format!("{h} ({note})"),
+                        None => note,
+                    });
+                }
+                e
+            })
+            .collect();
+        v.sort_by_key(|e| e.span.map(|s| (s.file, s.start)).unwrap_or((u32::MAX, 0)));
+        v
+    }
+}
+
+/// The closest of `candidates` to `name`, if one is close.
+pub(crate) fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    fn dist(a: &str, b: &str) -> usize {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut prev = row[0];
+            row[0] = i + 1;
+            for j in 0..b.len() {
+                let cur = row[j + 1];
+                row[j + 1] = (prev + usize::from(ca != b[j])).min(row[j] + 1).min(cur + 1);
+                prev = cur;
+            }
+        }
+        row[b.len()]
+    }
+    let limit = name.chars().count() / 3;
+    candidates
+        .into_iter()
+        .filter(|c| *c != name)
+        .map(|c| (dist(name, c), c))
+        .filter(|(d, _)| *d > 0 && *d <= limit)
+        .min()
+        .map(|(_, c)| format!("did you mean `{c}`?"))
+}
+
+fn unknown(what: &'static str, n: &Name, help: Option<String>) -> DslError {
+    let e = DslError::new(
+        ErrorKind::Unknown {
+            what,
+            name: n.text.clone(),
+        },
+        n.span,
+    );
+    match help {
+        Some(h) => e.with_help(h),
+        None => e,
+    }
+}
+
+type Subst = Vec<(String, String)>;
+
+/// A table: columns, rows, where declared.
+struct Table {
+    columns: Vec<Name>,
+    rows: Vec<Vec<Name>>,
+}
+
+/// An expanded declaration and the number of instances of its template.
+struct Inst<T> {
+    decl: T,
+    instances: usize,
+    /// Another declaration (or instance) has its name first.
+    duplicate: bool,
+}
+
+fn level_of(c: &ConstraintDecl) -> u32 {
+    match c.body {
+        ConstraintBody::Level0(_) => 0,
+        ConstraintBody::LevelN { level, .. } => level,
+    }
+}
+
+struct Compiler {
+    diags: Diags,
+    failed: Failed,
+    tables: FxHashMap<String, Table>,
+    /// Every constraint declared (after expansion): level and where.
+    declared_constraints: FxHashMap<String, (u32, Span)>,
+    /// Every class declared (after expansion): level and where.
+    declared_classes: FxHashMap<String, (u32, Span)>,
+    /// Level-n class symbols `(level, K)` → class.
+    numbered: FxHashMap<(u32, u32), ClassId>,
+    origins: Origins,
+}
+
+/// Compiles a program to a setting (with its warnings in [`Origins::warnings`]), or returns every
+/// diagnostic found (errors and warnings).
+pub fn compile(program: &Program) -> Result<(Setting, Origins), Vec<DslError>> {
+    let mut c = Compiler {
+        diags: Diags::default(),
+        failed: Failed::default(),
+        tables: FxHashMap::default(),
+        declared_constraints: FxHashMap::default(),
+        declared_classes: FxHashMap::default(),
+        numbered: FxHashMap::default(),
+        origins: Origins::default(),
+    };
+    let items: Vec<&Item> = program.files.iter().flat_map(|(_, f)| f.items.iter()).collect();
+    c.tables(&items);
+    let al = c.alphabet(&items);
+    let (constraints, classes) = c.expand(&items);
+    let mut st = Setting::new(Arc::new(al));
+    c.levels(&mut st, &constraints, &classes);
+    let errors = c.diags.has_errors();
+    let diags = c.diags.finish();
+    if errors {
+        Err(diags)
+    } else {
+        c.origins.warnings = diags;
+        Ok((st, c.origins))
+    }
+}
+
+impl Compiler {
+    fn tables(&mut self, items: &[&Item]) {
+        for it in items {
+            let ItemKind::Table {
+                name, columns, rows, ..
+            } = &it.kind
+            else {
+                continue;
+            };
+            if self.tables.contains_key(&name.text) {
+                self.diags.push(DslError::new(
+                    ErrorKind::Duplicate {
+                        what: "table",
+                        name: name.text.clone(),
+                    },
+                    name.span,
+                ));
+                continue;
+            }
+            let mut ok = true;
+            for (i, c) in columns.iter().enumerate() {
+                if let Some(first) = columns[..i].iter().find(|d| d.text == c.text) {
+                    self.diags.push(
+                        DslError::new(
+                            ErrorKind::Duplicate {
+                                what: "column",
+                                name: c.text.clone(),
+                            },
+                            c.span,
+                        )
+                        .with_label(first.span, "first declared here"),
+                    );
+                    ok = false;
+                }
+            }
+            for r in rows {
+                if r.len() != columns.len() {
+                    self.diags.push(DslError::new(
+                        ErrorKind::Template(format!(
+                            "table `{}` has {} column(s) but this row has {} cell(s)",
+                            name.text,
+                            columns.len(),
+                            r.len()
+                        )),
+                        r.first().map(|c| c.span).unwrap_or(name.span),
+                    ));
+                    ok = false;
+                }
+            }
+            if !ok {
+                self.failed.add(Ns::Table, &name.text);
+            }
+            self.tables.insert(
+                name.text.clone(),
+                Table {
+                    columns: columns.clone(),
+                    rows: rows.clone(),
+                },
+            );
+        }
+    }
+
+    fn alphabet(&mut self, items: &[&Item]) -> Alphabet {
+        let mut al = Alphabet::new();
+        let mut primal_spans: FxHashMap<String, Span> = FxHashMap::default();
+        for it in items {
+            if let ItemKind::Primal(ns) = &it.kind {
+                for n in ns {
+                    if al.add_primal_class(&n.text).is_err() {
+                        self.diags.push(
+                            DslError::new(
                                 ErrorKind::Duplicate {
                                     what: "primal class",
                                     name: n.text.clone(),
                                 },
                                 n.span,
-                            ));
-                        }
+                            )
+                            .with_label(primal_spans[&n.text], "first declared here"),
+                        );
+                    } else {
+                        primal_spans.insert(n.text.clone(), n.span);
                     }
                 }
-                ItemKind::Primitive {
-                    name,
-                    initials,
-                    terminals,
-                } => {
-                    let mut sites = |groups: &[SiteGroup]| -> Vec<(String, PrimalClassId)> {
-                        let mut v = Vec::new();
-                        for g in groups {
-                            match al.primal_class(&g.class.text) {
-                                Some(c) => v.extend(g.names.iter().map(|n| (n.text.clone(), c))),
-                                None => errors.push(DslError::new(
-                                    ErrorKind::Unknown {
-                                        what: "primal class",
-                                        name: g.class.text.clone(),
-                                    },
-                                    g.class.span,
-                                )),
-                            }
-                        }
-                        v
-                    };
-                    let (i, t) = (sites(initials), sites(terminals));
-                    match al.add_primitive(&name.text, &i, &t) {
-                        Ok(_) => {}
-                        Err(AlphabetError::DuplicatePrimitive(n)) => errors.push(DslError::new(
-                            ErrorKind::Duplicate {
-                                what: "primitive",
-                                name: n,
-                            },
-                            name.span,
-                        )),
-                        Err(AlphabetError::DuplicateSite { site, .. }) => errors.push(DslError::new(
-                            ErrorKind::Duplicate {
-                                what: "site",
-                                name: site,
-                            },
-                            name.span,
-                        )),
-                        Err(e) => errors.push(DslError::new(ErrorKind::Template(e.to_string()), name.span)),
-                    }
-                }
-                _ => {}
             }
         }
-    }
-    // Expand constraints and classes.
-    let mut constraints: Vec<ConstraintDecl> = Vec::new();
-    let mut classes: Vec<ClassDecl> = Vec::new();
-    for (_, f) in &program.files {
-        for it in &f.items {
-            match &it.kind {
-                ItemKind::Constraint(c) => match instances(&c.fors, &tables) {
-                    Ok(subs) => {
-                        for sub in subs {
-                            let mut c2 = c.clone();
-                            subst_constraint(&mut c2, &sub, &mut errors);
-                            constraints.push(c2);
-                        }
-                    }
-                    Err(e) => errors.push(e),
-                },
-                ItemKind::Class(c) => match instances(&c.fors, &tables) {
-                    Ok(subs) => {
-                        for sub in subs {
-                            let mut c2 = c.clone();
-                            subst_class(&mut c2, &sub, &mut errors);
-                            classes.push(c2);
-                        }
-                    }
-                    Err(e) => errors.push(e),
-                },
-                _ => {}
-            }
-        }
-    }
-    // Go on after errors so that one run reports every diagnostic it can.
-    let mut st = Setting::new(Arc::new(al));
-    let mut origins = Origins::default();
-    let level_of = |c: &ConstraintDecl| match c.body {
-        ConstraintBody::Level0(_) => 0,
-        ConstraintBody::LevelN { level, .. } => level,
-    };
-    let top = constraints
-        .iter()
-        .map(level_of)
-        .chain(classes.iter().map(|c| c.level))
-        .max()
-        .unwrap_or(0);
-    let mut numbered: FxHashMap<(u32, u32), ClassId> = FxHashMap::default();
-    let declared: FxHashMap<String, u32> = constraints.iter().map(|c| (c.name.text.clone(), level_of(c))).collect();
-    for level in 0..=top {
-        for c in constraints.iter().filter(|c| level_of(c) == level) {
-            if let Some(prev) = origins.constraints.get(&c.name.text) {
-                let _ = prev;
-                errors.push(DslError::new(
-                    ErrorKind::Duplicate {
-                        what: "constraint",
-                        name: c.name.text.clone(),
-                    },
-                    c.name.span,
-                ));
+        let mut prim_spans: FxHashMap<String, Span> = FxHashMap::default();
+        for it in items {
+            let ItemKind::Primitive {
+                name,
+                initials,
+                terminals,
+            } = &it.kind
+            else {
+                continue;
+            };
+            if let Some(&first) = prim_spans.get(&name.text) {
+                self.diags.push(
+                    DslError::new(
+                        ErrorKind::Duplicate {
+                            what: "primitive",
+                            name: name.text.clone(),
+                        },
+                        name.span,
+                    )
+                    .with_label(first, "first declared here"),
+                );
                 continue;
             }
-            match constraint_pattern(&st, c, &numbered) {
-                Ok(p) => match st.add_constraint(&c.name.text, level, p) {
-                    Ok(_) => {
-                        origins.constraints.insert(c.name.text.clone(), c.name.span);
+            prim_spans.insert(name.text.clone(), name.span);
+            let mut ok = true;
+            let mut sites = |groups: &[SiteGroup], side: &str, diags: &mut Diags| -> Vec<(String, PrimalClassId)> {
+                let mut v: Vec<(String, PrimalClassId, Span)> = Vec::new();
+                for g in groups {
+                    let class = al.primal_class(&g.class.text);
+                    if class.is_none() {
+                        let help = suggest(&g.class.text, al.primal_classes().iter().map(|p| p.name.as_str()));
+                        diags.push(unknown("primal class", &g.class, help));
+                        ok = false;
                     }
-                    Err(e) => errors.push(setting_error(e, c.name.span)),
-                },
-                Err(mut es) => errors.append(&mut es),
+                    for n in &g.names {
+                        if let Some(first) = v.iter().find(|(m, _, _)| *m == n.text) {
+                            diags.push(
+                                DslError::new(
+                                    ErrorKind::Primitive {
+                                        name: name.text.clone(),
+                                        why: format!("it has two {side} sites called `{}`", n.text),
+                                    },
+                                    n.span,
+                                )
+                                .with_label(first.2, "first declared here"),
+                            );
+                            ok = false;
+                        } else if let Some(c) = class {
+                            v.push((n.text.clone(), c, n.span));
+                        }
+                    }
+                }
+                v.into_iter().map(|(n, c, _)| (n, c)).collect()
+            };
+            let i = sites(initials, "initial", &mut self.diags);
+            let t = sites(terminals, "terminal", &mut self.diags);
+            if ok && initials.is_empty() && terminals.is_empty() {
+                self.diags.push(DslError::new(
+                    ErrorKind::Primitive {
+                        name: name.text.clone(),
+                        why: "it has no sites: no process can reach it, so it can be part of no constraint".into(),
+                    },
+                    name.span,
+                ));
+                ok = false;
+            }
+            if !ok {
+                self.failed.add(Ns::Primitive, &name.text);
+                continue;
+            }
+            if let Err(e) = al.add_primitive(&name.text, &i, &t) {
+                // every condition the alphabet checks was checked above
+                self.diags
+                    .push(DslError::new(ErrorKind::Template(e.to_string()), name.span));
+                self.failed.add(Ns::Primitive, &name.text);
             }
         }
-        // Classes of this level, includes first.
-        let mine: Vec<&ClassDecl> = classes.iter().filter(|c| c.level == level).collect();
-        let mut pending: Vec<&ClassDecl> = mine.clone();
-        let mut progress = true;
-        while !pending.is_empty() && progress {
-            progress = false;
-            let mut next = Vec::new();
-            for c in pending {
-                let includes: Vec<&Name> = c
-                    .items
-                    .iter()
-                    .filter_map(|i| {
-                        if let ClassItemKind::Include(n) = &i.kind {
-                            Some(n)
-                        } else {
-                            None
+        al
+    }
+
+    /// Every substitution a `for` clause asks for (the product of its tables' rows), or `None`
+    /// (reported, or a failed table).
+    fn instances(&mut self, fors: &[Name]) -> Option<Vec<Subst>> {
+        let mut count: u64 = 1;
+        let mut factors = Vec::new();
+        let mut ok = true;
+        let mut columns: FxHashMap<&str, (&Name, &Name)> = FxHashMap::default();
+        for f in fors {
+            match self.tables.get(&f.text) {
+                None => {
+                    if !self.failed.has(Ns::Table, &f.text) {
+                        let help = suggest(&f.text, self.tables.keys().map(String::as_str));
+                        self.diags.push(unknown("table", f, help));
+                    }
+                    ok = false;
+                }
+                Some(t) => {
+                    if self.failed.has(Ns::Table, &f.text) {
+                        ok = false;
+                    }
+                    for c in &t.columns {
+                        if let Some((other, first)) = columns.get(c.text.as_str()) {
+                            self.diags.push(
+                                DslError::new(
+                                    ErrorKind::Template(if other.text == f.text {
+                                        format!("table `{}` is named twice in this `for` clause", f.text)
+                                    } else {
+                                        format!(
+                                            "tables `{}` and `{}` of this `for` clause both have a column `{}`: `${}` would be ambiguous",
+                                            other.text, f.text, c.text, c.text
+                                        )
+                                    }),
+                                    f.span,
+                                )
+                                .with_label(first.span, "the first column of that name")
+                                .with_label(c.span, "the second"),
+                            );
+                            ok = false;
+                            break;
                         }
-                    })
-                    .collect();
-                let waiting = includes
-                    .iter()
-                    .any(|n| st.class_id(&n.text).is_none() && mine.iter().any(|m| m.name.text == n.text));
+                        columns.insert(&c.text, (f, c));
+                    }
+                    count = count.saturating_mul(t.rows.len() as u64);
+                    factors.push(t.rows.len().to_string());
+                }
+            }
+        }
+        if !ok {
+            return None;
+        }
+        if count > MAX_INSTANCES {
+            self.diags.push(DslError::new(
+                ErrorKind::Limit(format!(
+                    "this `for` clause asks for {count} instances ({}); at most {MAX_INSTANCES} are allowed",
+                    factors.join(" × ")
+                )),
+                fors.first().map(|f| f.span).unwrap_or_default(),
+            ));
+            return None;
+        }
+        let mut out: Vec<Subst> = vec![Vec::new()];
+        for f in fors {
+            let t = &self.tables[&f.text];
+            let mut next = Vec::with_capacity(out.len() * t.rows.len());
+            for base in &out {
+                for r in &t.rows {
+                    let mut s = base.clone();
+                    s.extend(t.columns.iter().zip(r).map(|(c, v)| (c.text.clone(), v.text.clone())));
+                    next.push(s);
+                }
+            }
+            out = next;
+        }
+        Some(out)
+    }
+
+    fn expand(&mut self, items: &[&Item]) -> (Vec<Inst<ConstraintDecl>>, Vec<Inst<ClassDecl>>) {
+        let mut constraints = Vec::new();
+        let mut classes = Vec::new();
+        let mut total: u64 = 0;
+        for it in items {
+            let (fors, ns, name) = match &it.kind {
+                ItemKind::Constraint(c) => (&c.fors, Ns::Constraint, &c.name),
+                ItemKind::Class(c) => (&c.fors, Ns::Class, &c.name),
+                _ => continue,
+            };
+            let Some(subs) = self.instances(fors) else {
+                self.failed.add(ns, &name.text);
+                continue;
+            };
+            total += subs.len() as u64;
+            if total > MAX_TOTAL_INSTANCES {
+                self.diags.push(DslError::new(
+                    ErrorKind::Limit(format!(
+                        "the templates up to this one give {total} constraints and classes; at most {MAX_TOTAL_INSTANCES} are allowed"
+                    )),
+                    name.span,
+                ));
+                self.failed.add(ns, &name.text);
+                return (constraints, classes);
+            }
+            let n = subs.len();
+            self.diags.instances = n;
+            for sub in subs {
+                match &it.kind {
+                    ItemKind::Constraint(c) => {
+                        let mut c2 = c.clone();
+                        let ok = subst_constraint(&mut c2, &sub, &mut self.diags);
+                        if ok {
+                            constraints.push(Inst {
+                                decl: c2,
+                                instances: n,
+                                duplicate: false,
+                            });
+                        } else {
+                            self.failed.add(Ns::Constraint, &c2.name.text);
+                        }
+                    }
+                    ItemKind::Class(c) => {
+                        let mut c2 = c.clone();
+                        let ok = subst_class(&mut c2, &sub, &mut self.diags);
+                        if ok {
+                            classes.push(Inst {
+                                decl: c2,
+                                instances: n,
+                                duplicate: false,
+                            });
+                        } else {
+                            self.failed.add(Ns::Class, &c2.name.text);
+                        }
+                    }
+                    _ => unreachable!(),
+                }
+            }
+            self.diags.instances = 0;
+        }
+        // What is declared, and where (the first declaration of each name).
+        for c in &mut constraints {
+            let d = &c.decl;
+            if let Some(&(_, first)) = self.declared_constraints.get(&d.name.text) {
+                self.diags.instances = c.instances;
+                self.diags.push(duplicate("constraint", &d.name, first, c.instances));
+                self.diags.instances = 0;
+                c.duplicate = true;
+            } else {
+                self.declared_constraints
+                    .insert(d.name.text.clone(), (level_of(d), d.name.span));
+            }
+        }
+        for c in &mut classes {
+            let d = &c.decl;
+            if let Some(&(_, first)) = self.declared_classes.get(&d.name.text) {
+                self.diags.instances = c.instances;
+                self.diags.push(duplicate("class", &d.name, first, c.instances));
+                self.diags.instances = 0;
+                c.duplicate = true;
+            } else {
+                self.declared_classes
+                    .insert(d.name.text.clone(), (d.level, d.name.span));
+            }
+        }
+        (constraints, classes)
+    }
+
+    fn levels(&mut self, st: &mut Setting, constraints: &[Inst<ConstraintDecl>], classes: &[Inst<ClassDecl>]) {
+        let mut levels: Vec<u32> = constraints
+            .iter()
+            .map(|c| level_of(&c.decl))
+            .chain(classes.iter().map(|c| c.decl.level))
+            .collect();
+        levels.sort_unstable();
+        levels.dedup();
+        for level in levels {
+            for c in constraints.iter().filter(|c| level_of(&c.decl) == level) {
+                let d = &c.decl;
+                if c.duplicate {
+                    continue; // reported
+                }
+                self.diags.instances = c.instances;
+                match self.constraint_pattern(st, d) {
+                    Some(p) => match st.add_constraint(&d.name.text, level, p) {
+                        Ok(_) => {
+                            self.origins.constraints.insert(d.name.text.clone(), d.name.span);
+                        }
+                        Err(e) => {
+                            self.diags.push(setting_error(e, d.name.span));
+                            self.failed.add(Ns::Constraint, &d.name.text);
+                        }
+                    },
+                    None => self.failed.add(Ns::Constraint, &d.name.text),
+                }
+                self.diags.instances = 0;
+            }
+            self.classes_of_level(st, level, classes);
+        }
+    }
+
+    fn classes_of_level(&mut self, st: &mut Setting, level: u32, classes: &[Inst<ClassDecl>]) {
+        let mine: Vec<&Inst<ClassDecl>> = classes
+            .iter()
+            .filter(|c| c.decl.level == level && !c.duplicate)
+            .collect();
+        let names: FxHashSet<&str> = mine.iter().map(|c| c.decl.name.text.as_str()).collect();
+        // Includes first: a class waits for the classes of its level it includes.
+        let mut pending: Vec<&Inst<ClassDecl>> = mine.clone();
+        loop {
+            let mut next = Vec::new();
+            let mut progress = false;
+            for c in pending {
+                let waiting = c.decl.items.iter().any(|i| match &i.kind {
+                    ClassItemKind::Include(n) => {
+                        names.contains(n.text.as_str())
+                            && st.class_id(&n.text).is_none()
+                            && !self.failed.has(Ns::Class, &n.text)
+                    }
+                    _ => false,
+                });
                 if waiting {
                     next.push(c);
                     continue;
                 }
                 progress = true;
-                if origins.classes.contains_key(&c.name.text) || st.class_id(&c.name.text).is_some() {
-                    errors.push(DslError::new(
-                        ErrorKind::Duplicate {
-                            what: "class",
-                            name: c.name.text.clone(),
-                        },
-                        c.name.span,
-                    ));
-                    continue;
-                }
-                match class(&mut st, c, &declared) {
-                    Ok(id) => {
-                        origins.classes.insert(c.name.text.clone(), c.name.span);
-                        if let Some(k) = c.symbol.as_deref().and_then(|s| symbol_number(s, level)) {
-                            numbered.insert((level, k), id);
-                        }
-                    }
-                    Err(mut es) => errors.append(&mut es),
-                }
+                self.diags.instances = c.instances;
+                self.class(st, &c.decl);
+                self.diags.instances = 0;
             }
             pending = next;
+            if pending.is_empty() || !progress {
+                break;
+            }
+        }
+        // What is left waits on a cycle of includes: each cycle is reported once, at the
+        // include that closes it; classes that only include a class of a cycle are not reported.
+        let waits_on = |c: &Inst<ClassDecl>| -> Vec<(String, Span)> {
+            c.decl
+                .items
+                .iter()
+                .filter_map(|i| match &i.kind {
+                    ClassItemKind::Include(n) if names.contains(n.text.as_str()) && st.class_id(&n.text).is_none() => {
+                        Some((n.text.clone(), n.span))
+                    }
+                    _ => None,
+                })
+                .collect()
+        };
+        let by_name: FxHashMap<&str, &Inst<ClassDecl>> =
+            pending.iter().map(|c| (c.decl.name.text.as_str(), *c)).collect();
+        let mut reported: FxHashSet<String> = FxHashSet::default();
+        for c in &pending {
+            if reported.contains(&c.decl.name.text) {
+                continue;
+            }
+            // follow the first pending include until a class repeats
+            let mut path: Vec<(String, Span)> = vec![(c.decl.name.text.clone(), c.decl.name.span)];
+            let cycle = loop {
+                let cur = by_name[path.last().expect("a class").0.as_str()];
+                let Some((next, at)) = waits_on(cur)
+                    .into_iter()
+                    .find(|(n, _)| by_name.contains_key(n.as_str()))
+                else {
+                    break None;
+                };
+                if let Some(i) = path.iter().position(|(n, _)| *n == next) {
+                    path.push((next, at));
+                    break Some(path.split_off(i));
+                }
+                path.push((next, at));
+            };
+            let Some(cycle) = cycle else { continue };
+            if cycle.iter().any(|(n, _)| reported.contains(n)) {
+                continue;
+            }
+            let chain: Vec<&str> = cycle.iter().map(|(n, _)| n.as_str()).collect();
+            let first = by_name[chain[0]];
+            self.diags.instances = first.instances;
+            self.diags.push(DslError::new(
+                ErrorKind::Class {
+                    name: chain[0].to_string(),
+                    why: if chain.len() == 2 {
+                        "it includes itself".into()
+                    } else {
+                        format!("it includes itself through other classes ({})", chain.join(" -> "))
+                    },
+                },
+                cycle.last().expect("a closing include").1,
+            ));
+            self.diags.instances = 0;
+            reported.extend(chain.iter().map(|n| n.to_string()));
         }
         for c in pending {
-            errors.push(DslError::new(
-                ErrorKind::Template(format!(
-                    "class `{}` includes itself, directly or through others",
-                    c.name.text
-                )),
-                c.name.span,
-            ));
+            self.fail_class(&c.decl);
         }
     }
-    if errors.is_empty() {
-        Ok((st, origins))
+
+    fn fail_class(&mut self, d: &ClassDecl) {
+        self.failed.add(Ns::Class, &d.name.text);
+        if let Some(k) = d.symbol.as_deref().and_then(|s| symbol_number(s, d.level)) {
+            self.failed.symbols.insert((d.level, k));
+        }
+    }
+
+    /// A constraint named in a class: its id, or `Err(reported)` (`false`: a dependency failed).
+    fn class_constraint(
+        &mut self,
+        st: &Setting,
+        class: &ClassDecl,
+        n: &Name,
+        role: &str,
+    ) -> Result<ConstraintId, bool> {
+        if let Some(id) = st.constraint_id(&n.text) {
+            let l = st.constraint(id).level;
+            if l == class.level {
+                return Ok(id);
+            }
+            self.diags.push(level_mismatch_constraint(class, n, l, role));
+            return Err(true);
+        }
+        if self.failed.has(Ns::Constraint, &n.text) {
+            return Err(false);
+        }
+        match self.declared_constraints.get(&n.text) {
+            Some(&(l, _)) if l != class.level => self.diags.push(level_mismatch_constraint(class, n, l, role)),
+            Some(_) => return Err(false), // of this level but not compiled: its own diagnostic says why
+            None => {
+                let help = suggest(
+                    &n.text,
+                    self.declared_constraints
+                        .iter()
+                        .filter(|(_, (l, _))| *l == class.level)
+                        .map(|(k, _)| k.as_str()),
+                );
+                self.diags.push(unknown("constraint", n, help));
+            }
+        }
+        Err(true)
+    }
+
+    fn class(&mut self, st: &mut Setting, c: &ClassDecl) {
+        let before = self.diags.list.len();
+        let mut dependency_failed = false;
+        // A failed include leaves its sets unknown: the schedule's names are not reported then.
+        let mut include_failed = false;
+        let mut sets: Vec<(ConstraintSet, Option<Span>)> = Vec::new();
+        let mut inherited: Option<Schedule> = None;
+        let mut schedule: Option<(&Sched, Span)> = None;
+        let mut overlaps: Vec<ConstraintId> = Vec::new();
+        for it in &c.items {
+            match &it.kind {
+                ClassItemKind::Include(n) => {
+                    let Some(id) = st.class_id(&n.text) else {
+                        include_failed = true;
+                        if self.failed.has(Ns::Class, &n.text) {
+                            dependency_failed = true;
+                        } else if let Some(&(l, _)) = self.declared_classes.get(&n.text) {
+                            if l != c.level {
+                                self.diags.push(DslError::new(
+                                    ErrorKind::Level(format!(
+                                        "class `{}` is of level {}, but `{}` is a class of level {l}: a class includes classes of its own level",
+                                        c.name.text, c.level, n.text
+                                    )),
+                                    n.span,
+                                ));
+                            } else {
+                                dependency_failed = true;
+                            }
+                        } else {
+                            let help = suggest(&n.text, self.declared_classes.keys().map(String::as_str));
+                            self.diags.push(unknown("class", n, help));
+                        }
+                        continue;
+                    };
+                    let other = st.class(id).clone();
+                    if other.level != c.level {
+                        self.diags.push(DslError::new(
+                            ErrorKind::Level(format!(
+                                "class `{}` is of level {}, but `{}` is a class of level {}: a class includes classes of its own level",
+                                c.name.text, c.level, other.name, other.level
+                            )),
+                            n.span,
+                        ));
+                        continue;
+                    }
+                    let offset = sets.len();
+                    for s in &other.sets {
+                        if sets.iter().any(|(x, _)| x.name == s.name) {
+                            self.diags.push(DslError::new(
+                                ErrorKind::Duplicate {
+                                    what: "set",
+                                    name: format!("{}` (included from `{}", s.name, other.name),
+                                },
+                                n.span,
+                            ));
+                        }
+                        sets.push((s.clone(), None));
+                    }
+                    if inherited.is_none() {
+                        inherited = Some(shift(&other.schedule, offset));
+                    }
+                    overlaps.extend(other.overlaps.iter().copied());
+                }
+                ClassItemKind::Set { name, members } => {
+                    if let Some((_, first)) = sets.iter().find(|(x, _)| x.name == name.text) {
+                        let mut e = DslError::new(
+                            ErrorKind::Duplicate {
+                                what: "set",
+                                name: name.text.clone(),
+                            },
+                            name.span,
+                        );
+                        e = match first {
+                            Some(f) => e.with_label(*f, "first declared here"),
+                            None => e.with_help("an included class declares a set of that name"),
+                        };
+                        self.diags.push(e);
+                        continue;
+                    }
+                    let mut cs = Vec::new();
+                    let mut null = false;
+                    for m in members {
+                        match m {
+                            Member::Null => null = true,
+                            Member::Constraint(n) => match self.class_constraint(st, c, n, "uses") {
+                                Ok(id) => {
+                                    if cs.contains(&id) {
+                                        self.diags.push(DslError::warning(
+                                            ErrorKind::Class {
+                                                name: c.name.text.clone(),
+                                                why: format!("set `{}` names `{}` twice", name.text, n.text),
+                                            },
+                                            n.span,
+                                        ));
+                                    } else {
+                                        cs.push(id);
+                                    }
+                                }
+                                Err(reported) => dependency_failed |= !reported,
+                            },
+                        }
+                    }
+                    sets.push((
+                        ConstraintSet {
+                            name: name.text.clone(),
+                            constraints: cs,
+                            null,
+                        },
+                        Some(name.span),
+                    ));
+                }
+                ClassItemKind::Schedule(s) => {
+                    if let Some((_, first)) = schedule {
+                        self.diags.push(
+                            DslError::new(
+                                ErrorKind::Class {
+                                    name: c.name.text.clone(),
+                                    why: "it has two schedules".into(),
+                                },
+                                it.span,
+                            )
+                            .with_label(first, "the first schedule"),
+                        );
+                    } else {
+                        schedule = Some((s, it.span));
+                    }
+                }
+                ClassItemKind::Overlaps(ns) => {
+                    for n in ns {
+                        match self.class_constraint(st, c, n, "records") {
+                            Ok(id) => overlaps.push(id),
+                            Err(reported) => dependency_failed |= !reported,
+                        }
+                    }
+                }
+            }
+        }
+        // The schedule names sets by name; it is resolved once every set is in place (sets
+        // declared and included after it included).
+        let names: Vec<String> = sets.iter().map(|(s, _)| s.name.clone()).collect();
+        let clean = !dependency_failed && !self.diags.list[before..].iter().any(|(e, _)| e.is_error());
+        let resolved = match schedule {
+            Some(_) if include_failed => None,
+            Some((s, _)) => {
+                let mut used = Vec::new();
+                let r = to_schedule(s, &names, &mut used, &mut self.diags);
+                // a set left empty by a reported mistake in it is not reported again
+                if r.is_some() && clean {
+                    self.check_named_sets(c, &sets, &used);
+                }
+                r
+            }
+            None => inherited,
+        };
+        let errors_here = self.diags.list[before..].iter().any(|(e, _)| e.is_error());
+        let Some(schedule) = resolved else {
+            if !errors_here && !dependency_failed && schedule.is_none() {
+                self.diags
+                    .push(DslError::new(ErrorKind::NoSchedule(c.name.text.clone()), c.name.span));
+            }
+            self.fail_class(c);
+            return;
+        };
+        if errors_here || dependency_failed {
+            self.fail_class(c);
+            return;
+        }
+        let sets: Vec<ConstraintSet> = sets.into_iter().map(|(s, _)| s).collect();
+        if let Err(e) = check::schedule_size(&c.name.text, &schedule, &sets) {
+            self.diags.push(DslError::new(e, c.name.span));
+            self.fail_class(c);
+            return;
+        }
+        overlaps.sort_unstable();
+        overlaps.dedup();
+        let id = match st.add_class(&c.name.text, c.level, c.symbol.clone(), sets, schedule) {
+            Ok(id) => id,
+            Err(e) => {
+                self.diags.push(setting_error(e, c.name.span));
+                self.fail_class(c);
+                return;
+            }
+        };
+        if let Err(e) = st.set_overlaps(id, overlaps) {
+            self.diags.push(setting_error(e, c.name.span));
+        }
+        for d in check::class_contexts(st, id, &|set, k| set_member_span(c, set, k)) {
+            self.diags.push(d.at(c.name.span));
+        }
+        self.origins.classes.insert(c.name.text.clone(), c.name.span);
+        if let Some(k) = c.symbol.as_deref().and_then(|s| symbol_number(s, c.level)) {
+            if let Some(&other) = self.numbered.get(&(c.level, k)) {
+                self.diags.push(DslError::new(
+                    ErrorKind::Class {
+                        name: c.name.text.clone(),
+                        why: format!(
+                            "its symbol `{}` is also the symbol of `{}`: an element variable `c{k}_i` would be ambiguous",
+                            c.symbol.as_deref().unwrap_or_default(),
+                            st.class(other).name
+                        ),
+                    },
+                    c.name.span,
+                ));
+            } else {
+                self.numbered.insert((c.level, k), id);
+            }
+        }
+    }
+
+    /// Sets the schedule names that are empty (an error) or hold only Θ, and sets the class
+    /// declares but its schedule does not name (warnings).
+    fn check_named_sets(&mut self, c: &ClassDecl, sets: &[(ConstraintSet, Option<Span>)], used: &[(usize, Span)]) {
+        let mut reported = FxHashSet::default();
+        for &(i, at) in used {
+            let s = &sets[i].0;
+            if !s.constraints.is_empty() || !reported.insert(i) {
+                continue;
+            }
+            let why = if s.null {
+                format!(
+                    "its schedule names set `{}`, which holds only Θ: that step never adds anything",
+                    s.name
+                )
+            } else {
+                format!(
+                    "its schedule names set `{}`, which is empty: that step can never be taken",
+                    s.name
+                )
+            };
+            let mut e = if s.null {
+                DslError::warning(
+                    ErrorKind::Class {
+                        name: c.name.text.clone(),
+                        why,
+                    },
+                    at,
+                )
+            } else {
+                DslError::new(
+                    ErrorKind::Class {
+                        name: c.name.text.clone(),
+                        why,
+                    },
+                    at,
+                )
+            };
+            if let Some(d) = sets[i].1 {
+                e = e.with_label(d, "declared here");
+            }
+            self.diags.push(e);
+        }
+        for (i, (s, decl)) in sets.iter().enumerate() {
+            if let Some(d) = decl
+                && !used.iter().any(|&(j, _)| j == i)
+            {
+                self.diags.push(DslError::warning(
+                    ErrorKind::Class {
+                        name: c.name.text.clone(),
+                        why: format!("set `{}` is not named by its schedule, so it is never used", s.name),
+                    },
+                    *d,
+                ));
+            }
+        }
+    }
+
+    /// The level-n variable's class: `Ok(Some)`, `Ok(None)` when a dependency failed, `Err` reported.
+    fn elem_var_class(&mut self, st: &Setting, c: &ConstraintDecl, level: u32, v: &ElemVar) -> Result<ClassId, bool> {
+        match &v.class {
+            Some(n) => match st.class_id(&n.text) {
+                Some(id) if st.class(id).level + 1 == level => Ok(id),
+                Some(id) => {
+                    self.diags
+                        .push(level_mismatch_class(c, level, v, n, st.class(id).level));
+                    Err(true)
+                }
+                None if self.failed.has(Ns::Class, &n.text) => Err(false),
+                None => match self.declared_classes.get(&n.text) {
+                    Some(&(l, _)) if l + 1 != level => {
+                        self.diags.push(level_mismatch_class(c, level, v, n, l));
+                        Err(true)
+                    }
+                    _ => {
+                        let help = suggest(
+                            &n.text,
+                            self.declared_classes
+                                .iter()
+                                .filter(|(_, (l, _))| l + 1 == level)
+                                .map(|(k, _)| k.as_str()),
+                        );
+                        self.diags.push(unknown("class", n, help));
+                        Err(true)
+                    }
+                },
+            },
+            None => {
+                // cK_i: an element of the class numbered K one level down
+                let k = v
+                    .name
+                    .text
+                    .strip_prefix('c')
+                    .and_then(|r| r.split_once('_'))
+                    .and_then(|(k, _)| k.parse::<u32>().ok());
+                match k {
+                    Some(k) => match self.numbered.get(&(level - 1, k)) {
+                        Some(&id) => Ok(id),
+                        None if self.failed.symbols.contains(&(level - 1, k)) => Err(false),
+                        None => {
+                            let sym = if level == 1 {
+                                format!("C{k}")
+                            } else {
+                                format!("C^{}_{k}", level - 1)
+                            };
+                            self.diags.push(
+                                DslError::new(
+                                    ErrorKind::Unknown {
+                                        what: "class for element variable",
+                                        name: v.name.text.clone(),
+                                    },
+                                    v.name.span,
+                                )
+                                .with_help(format!(
+                                    "no level-{} class has the symbol `{sym}`: give one that symbol, or write `{}: class`",
+                                    level - 1,
+                                    v.name.text
+                                )),
+                            );
+                            Err(true)
+                        }
+                    },
+                    None => {
+                        self.diags.push(
+                            DslError::new(
+                                ErrorKind::Constraint {
+                                    name: c.name.text.clone(),
+                                    why: format!("element variable `{}` has no class", v.name.text),
+                                },
+                                v.name.span,
+                            )
+                            .with_help(format!(
+                                "write `{}: class`, or name it `cK_i` after a level-{} class whose symbol has number K",
+                                v.name.text,
+                                level - 1
+                            )),
+                        );
+                        Err(true)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The pattern of a constraint, or `None` (reported, or a dependency failed).
+    fn constraint_pattern(&mut self, st: &Setting, c: &ConstraintDecl) -> Option<Pattern> {
+        let before = self.diags.list.len();
+        let mut dependency_failed = false;
+        let mut p = Pattern::default();
+        let mut var_spans: Vec<Span> = Vec::new();
+        let mut link_spans: Vec<Span> = Vec::new();
+        let mut dropped: FxHashSet<String> = FxHashSet::default();
+        match &c.body {
+            ConstraintBody::Level0(stmts) => {
+                let al = st.alphabet();
+                for s in stmts {
+                    let StatementKind::Var { context, names, kind } = &s.kind else {
+                        continue;
+                    };
+                    let k = match al.kind(&kind.text) {
+                        Some(k) => Some(k),
+                        None => {
+                            if self.failed.has(Ns::Primitive, &kind.text) {
+                                dependency_failed = true;
+                            } else {
+                                let help = suggest(&kind.text, al.primitives().iter().map(|p| p.name.as_str()));
+                                self.diags.push(unknown("primitive", kind, help));
+                            }
+                            None
+                        }
+                    };
+                    for n in names {
+                        if let Some(i) = p.var(&n.text) {
+                            self.diags.push(
+                                DslError::new(
+                                    ErrorKind::Duplicate {
+                                        what: "variable",
+                                        name: n.text.clone(),
+                                    },
+                                    n.span,
+                                )
+                                .with_label(var_spans[i], "first declared here"),
+                            );
+                            continue;
+                        }
+                        if dropped.contains(&n.text) {
+                            continue;
+                        }
+                        match k {
+                            Some(k) => {
+                                p.vars.push(PatternVar {
+                                    name: n.text.clone(),
+                                    kind: k.0,
+                                    context: *context,
+                                });
+                                var_spans.push(n.span);
+                            }
+                            None => {
+                                dropped.insert(n.text.clone());
+                            }
+                        }
+                    }
+                }
+                for s in stmts {
+                    let StatementKind::Process {
+                        from,
+                        from_site,
+                        to,
+                        to_site,
+                    } = &s.kind
+                    else {
+                        continue;
+                    };
+                    let mut ends = [None, None];
+                    for (i, n) in [from, to].into_iter().enumerate() {
+                        ends[i] = p.var(&n.text);
+                        if ends[i].is_none() && !dropped.contains(&n.text) {
+                            let help = suggest(&n.text, p.vars.iter().map(|v| v.name.as_str()));
+                            self.diags.push(unknown("variable", n, help));
+                        }
+                    }
+                    let [Some(f), Some(t)] = ends else { continue };
+                    let pf = al.primitive(crate::ets::PrimitiveKind(p.vars[f].kind));
+                    let pt = al.primitive(crate::ets::PrimitiveKind(p.vars[t].kind));
+                    let fs = pf.terminal_index(&from_site.text);
+                    let ts = pt.initial_index(&to_site.text);
+                    for (side, idx, var, site, prim) in
+                        [("terminal", fs, from, from_site, pf), ("initial", ts, to, to_site, pt)]
+                    {
+                        if idx.is_some() {
+                            continue;
+                        }
+                        let list = if side == "terminal" {
+                            &prim.terminals
+                        } else {
+                            &prim.initials
+                        };
+                        let help = suggest(&site.text, list.iter().map(|s| s.name.as_str())).unwrap_or_else(|| {
+                            if list.is_empty() {
+                                format!("`{}` has no {side} sites", prim.name)
+                            } else {
+                                format!(
+                                    "the {side} sites of `{}` are: {}",
+                                    prim.name,
+                                    list.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+                                )
+                            }
+                        });
+                        self.diags.push(
+                            DslError::new(
+                                ErrorKind::Unknown {
+                                    what: if side == "terminal" {
+                                        "terminal site"
+                                    } else {
+                                        "initial site"
+                                    },
+                                    name: format!("{}.{}", var.text, site.text),
+                                },
+                                site.span,
+                            )
+                            .with_help(help),
+                        );
+                    }
+                    let (Some(fs), Some(ts)) = (fs, ts) else { continue };
+                    if pf.terminals[fs].class != pt.initials[ts].class {
+                        self.diags.push(DslError::new(
+                            ErrorKind::SiteType {
+                                from: format!("{}.{}", from.text, from_site.text),
+                                from_class: al.primal(pf.terminals[fs].class).name.clone(),
+                                to: format!("{}.{}", to.text, to_site.text),
+                                to_class: al.primal(pt.initials[ts].class).name.clone(),
+                            },
+                            from.span,
+                        ));
+                        continue;
+                    }
+                    if f == t {
+                        self.diags.push(DslError::new(
+                            ErrorKind::Constraint {
+                                name: c.name.text.clone(),
+                                why: format!(
+                                    "the process {}.{} -> {}.{} joins `{}` to itself: time runs one way, so no struct has it",
+                                    from.text, from_site.text, to.text, to_site.text, from.text
+                                ),
+                            },
+                            s.span,
+                        ));
+                        continue;
+                    }
+                    // a site holds one process
+                    let mut clash = None;
+                    for (j, l) in p.links.iter().enumerate() {
+                        if let LinkLabel::Process {
+                            from_site: a,
+                            to_site: b,
+                        } = l.label
+                        {
+                            if l.ends[0].0 as usize == f && a as usize == fs {
+                                clash = Some((j, format!("{}.{}", from.text, from_site.text)));
+                            } else if l.ends[1].0 as usize == t && b as usize == ts {
+                                clash = Some((j, format!("{}.{}", to.text, to_site.text)));
+                            }
+                        }
+                    }
+                    if let Some((j, site)) = clash {
+                        self.diags.push(
+                            DslError::new(
+                                ErrorKind::Constraint {
+                                    name: c.name.text.clone(),
+                                    why: format!("the site `{site}` would hold two processes (a site holds one)"),
+                                },
+                                s.span,
+                            )
+                            .with_label(link_spans[j], "the other process"),
+                        );
+                        continue;
+                    }
+                    p.links.push(PatternLink {
+                        label: LinkLabel::Process {
+                            from_site: fs as u16,
+                            to_site: ts as u16,
+                        },
+                        ends: smallvec![(f as u16, 0), (t as u16, 1)],
+                    });
+                    link_spans.push(s.span);
+                }
+            }
+            ConstraintBody::LevelN { level, vars, cels } => {
+                let level = *level;
+                if level == 0 {
+                    self.diags.push(DslError::new(
+                        ErrorKind::Level(format!(
+                            "constraint `{}` is written in the level-n notation with level 0; a level-0 constraint is written `{{ variables; processes; }}`",
+                            c.name.text
+                        )),
+                        c.name.span,
+                    ));
+                    return None;
+                }
+                for v in vars {
+                    if let Some(i) = p.var(&v.name.text) {
+                        self.diags.push(
+                            DslError::new(
+                                ErrorKind::Duplicate {
+                                    what: "variable",
+                                    name: v.name.text.clone(),
+                                },
+                                v.name.span,
+                            )
+                            .with_label(var_spans[i], "first declared here"),
+                        );
+                        continue;
+                    }
+                    match self.elem_var_class(st, c, level, v) {
+                        Ok(id) => {
+                            p.vars.push(PatternVar {
+                                name: v.name.text.clone(),
+                                kind: id.0,
+                                context: v.context,
+                            });
+                            var_spans.push(v.name.span);
+                        }
+                        Err(reported) => {
+                            dependency_failed |= !reported;
+                            dropped.insert(v.name.text.clone());
+                        }
+                    }
+                }
+                for cel in cels {
+                    let on = match st.constraint_id(&cel.on.text) {
+                        Some(id) if st.constraint(id).level + 1 == level => Some(id),
+                        Some(id) => {
+                            self.diags
+                                .push(level_mismatch_cel(c, level, &cel.on, st.constraint(id).level));
+                            None
+                        }
+                        None if self.failed.has(Ns::Constraint, &cel.on.text) => {
+                            dependency_failed = true;
+                            None
+                        }
+                        None => {
+                            match self.declared_constraints.get(&cel.on.text) {
+                                Some(&(l, _)) if l + 1 != level => {
+                                    self.diags.push(level_mismatch_cel(c, level, &cel.on, l))
+                                }
+                                _ => {
+                                    let help = suggest(
+                                        &cel.on.text,
+                                        self.declared_constraints
+                                            .iter()
+                                            .filter(|(_, (l, _))| l + 1 == level)
+                                            .map(|(k, _)| k.as_str()),
+                                    );
+                                    self.diags.push(unknown("constraint", &cel.on, help));
+                                }
+                            }
+                            None
+                        }
+                    };
+                    let mut ends: smallvec::SmallVec<[(u16, u8); 2]> = smallvec![];
+                    let mut ok = true;
+                    for m in &cel.members {
+                        match p.var(&m.text) {
+                            Some(i) if ends.iter().any(|e| e.0 as usize == i) => {
+                                self.diags.push(DslError::new(
+                                    ErrorKind::Constraint {
+                                        name: c.name.text.clone(),
+                                        why: format!("`{}` is named twice in one class element link", m.text),
+                                    },
+                                    m.span,
+                                ));
+                                ok = false;
+                            }
+                            Some(i) => ends.push((i as u16, 0)),
+                            None => {
+                                ok = false;
+                                if !dropped.contains(&m.text) {
+                                    let help = suggest(&m.text, p.vars.iter().map(|v| v.name.as_str()));
+                                    self.diags.push(unknown("element variable", m, help));
+                                }
+                            }
+                        }
+                    }
+                    if ok && ends.len() < 2 {
+                        self.diags.push(DslError::new(
+                            ErrorKind::Constraint {
+                                name: c.name.text.clone(),
+                                why: "a class element link joins at least two elements (they overlap on it)".into(),
+                            },
+                            cel.on.span,
+                        ));
+                        ok = false;
+                    }
+                    if let (Some(on), true) = (on, ok) {
+                        p.links.push(PatternLink {
+                            label: LinkLabel::Cel(on),
+                            ends,
+                        });
+                        link_spans.push(cel.on.span);
+                    }
+                }
+            }
+        }
+        let errors_here = self.diags.list[before..].iter().any(|(e, _)| e.is_error());
+        if errors_here || dependency_failed {
+            return None;
+        }
+        // The pattern is well typed: what no struct can satisfy, or what matches anything.
+        for d in check::pattern(&c.name.text, level_of(c), &p) {
+            let at = match d.at {
+                check::At::Var(i) => var_spans[i],
+                check::At::Link(i) => link_spans[i],
+                check::At::Name => c.name.span,
+            };
+            let mut e = d.at_span(at);
+            for (a, text) in d.labels {
+                let s = match a {
+                    check::At::Var(i) => var_spans[i],
+                    check::At::Link(i) => link_spans[i],
+                    check::At::Name => c.name.span,
+                };
+                e = e.with_label(s, text);
+            }
+            self.diags.push(e);
+        }
+        if self.diags.list[before..].iter().any(|(e, _)| e.is_error()) {
+            return None;
+        }
+        Some(p)
+    }
+}
+
+fn duplicate(what: &'static str, n: &Name, first: Span, instances: usize) -> DslError {
+    let e = DslError::new(
+        ErrorKind::Duplicate {
+            what,
+            name: n.text.clone(),
+        },
+        n.span,
+    );
+    if first.start == n.span.start && first.file == n.span.file && instances > 1 {
+        e.with_help("two rows of its tables give the same name")
     } else {
-        Err(errors)
+        e.with_label(first, "first declared here")
+    }
+}
+
+fn level_mismatch_constraint(class: &ClassDecl, n: &Name, level: u32, role: &str) -> DslError {
+    DslError::new(
+        ErrorKind::Level(format!(
+            "class `{}` is of level {} but {role} `{}`, a constraint of level {level}",
+            class.name.text, class.level, n.text
+        )),
+        n.span,
+    )
+    .with_help(format!("a class {role} constraints of its own level, {}", class.level))
+}
+
+fn level_mismatch_class(c: &ConstraintDecl, level: u32, v: &ElemVar, n: &Name, class_level: u32) -> DslError {
+    DslError::new(
+        ErrorKind::Level(format!(
+            "constraint `{}` is of level {level}, but its variable `{}` is typed by `{}`, a class of level {class_level}",
+            c.name.text, v.name.text, n.text
+        )),
+        n.span,
+    )
+    .with_help(format!(
+        "the variables of a level-{level} constraint are elements of level-{} classes",
+        level - 1
+    ))
+}
+
+fn level_mismatch_cel(c: &ConstraintDecl, level: u32, on: &Name, l: u32) -> DslError {
+    DslError::new(
+        ErrorKind::Level(format!(
+            "constraint `{}` is of level {level}, but its class element link is on `{}`, a constraint of level {l}",
+            c.name.text, on.text
+        )),
+        on.span,
+    )
+    .with_help(format!(
+        "the elements of a level-{level} constraint overlap on level-{} constraints",
+        level - 1
+    ))
+}
+
+/// The span of member `k` (a constraint id) of set `set` as written in `c`, if it is written there.
+fn set_member_span(c: &ClassDecl, set: &str, k: &str) -> Option<Span> {
+    c.items.iter().find_map(|i| match &i.kind {
+        ClassItemKind::Set { name, members } if name.text == set => members.iter().find_map(|m| match m {
+            Member::Constraint(n) if n.text == k => Some(n.span),
+            _ => None,
+        }),
+        _ => None,
+    })
+}
+
+/// Resolves a schedule's set names; `used` collects `(set index, where named)`.
+fn to_schedule(s: &Sched, sets: &[String], used: &mut Vec<(usize, Span)>, diags: &mut Diags) -> Option<Schedule> {
+    Some(match s {
+        Sched::Set(n) => match sets.iter().position(|x| *x == n.text) {
+            Some(i) => {
+                used.push((i, n.span));
+                Schedule::Step(i)
+            }
+            None => {
+                let help = suggest(&n.text, sets.iter().map(String::as_str));
+                diags.push(unknown("set", n, help));
+                return None;
+            }
+        },
+        Sched::Seq(v) => Schedule::Seq(all(v.iter().map(|x| to_schedule(x, sets, used, diags)))?),
+        Sched::Alt(v) => Schedule::Alt(all(v.iter().map(|x| to_schedule(x, sets, used, diags)))?),
+        Sched::Repeat { body, min, max } => Schedule::Repeat {
+            body: Box::new(to_schedule(body, sets, used, diags)?),
+            min: *min,
+            max: *max,
+        },
+    })
+}
+
+/// Every item evaluated (so that every error is reported), then all of them or none.
+fn all<T>(it: impl Iterator<Item = Option<T>>) -> Option<Vec<T>> {
+    let v: Vec<Option<T>> = it.collect();
+    v.into_iter().collect()
+}
+
+fn shift(s: &Schedule, by: usize) -> Schedule {
+    match s {
+        Schedule::Step(i) => Schedule::Step(i + by),
+        Schedule::Seq(v) => Schedule::Seq(v.iter().map(|x| shift(x, by)).collect()),
+        Schedule::Alt(v) => Schedule::Alt(v.iter().map(|x| shift(x, by)).collect()),
+        Schedule::Repeat { body, min, max } => Schedule::Repeat {
+            body: Box::new(shift(body, by)),
+            min: *min,
+            max: *max,
+        },
     }
 }
 
@@ -462,40 +1574,10 @@ fn setting_error(e: SettingError, span: Span) -> DslError {
     DslError::new(kind, span)
 }
 
-type Subst = Vec<(String, String)>;
-
-/// Tables by name: columns, rows, where declared.
-type Tables = FxHashMap<String, (Vec<Name>, Vec<Vec<Name>>, Span)>;
-
-/// Every substitution a `for` clause asks for (the product of its tables' rows).
-fn instances(fors: &[Name], tables: &Tables) -> Result<Vec<Subst>, DslError> {
-    let mut out: Vec<Subst> = vec![Vec::new()];
-    for f in fors {
-        let Some((cols, rows, _)) = tables.get(&f.text) else {
-            return Err(DslError::new(
-                ErrorKind::Unknown {
-                    what: "table",
-                    name: f.text.clone(),
-                },
-                f.span,
-            ));
-        };
-        let mut next = Vec::new();
-        for base in &out {
-            for r in rows {
-                let mut s = base.clone();
-                s.extend(cols.iter().zip(r).map(|(c, v)| (c.text.clone(), v.text.clone())));
-                next.push(s);
-            }
-        }
-        out = next;
-    }
-    Ok(out)
-}
-
-fn subst_name(n: &mut Name, sub: &Subst, errors: &mut Vec<DslError>) {
+/// Replaces `$COLUMN` in `n`; false (reported) when a column is not in the substitution.
+fn subst_name(n: &mut Name, sub: &Subst, diags: &mut Diags) -> bool {
     if !n.text.contains('$') {
-        return;
+        return true;
     }
     let mut keys: Vec<&(String, String)> = sub.iter().collect();
     keys.sort_by_key(|(k, _)| std::cmp::Reverse(k.len()));
@@ -504,23 +1586,40 @@ fn subst_name(n: &mut Name, sub: &Subst, errors: &mut Vec<DslError>) {
         t = t.replace(&format!("${k}"), v);
     }
     if t.contains('$') {
-        errors.push(DslError::new(
-            ErrorKind::Template(format!("`{}` names a column no table of its `for` clause has", n.text)),
+        let e = DslError::new(
+            ErrorKind::Template(if sub.is_empty() {
+                format!(
+                    "`{}` names a table column, but its declaration has no `for` clause",
+                    n.text
+                )
+            } else {
+                format!("`{}` names a column no table of its `for` clause has", n.text)
+            }),
             n.span,
-        ));
+        );
+        let cols: Vec<&str> = sub.iter().map(|(k, _)| k.as_str()).collect();
+        diags.push(if cols.is_empty() {
+            e
+        } else {
+            e.with_help(format!("the columns are: {}", cols.join(", ")))
+        });
+        return false;
     }
     n.text = t;
+    true
 }
 
-fn subst_constraint(c: &mut ConstraintDecl, sub: &Subst, errors: &mut Vec<DslError>) {
-    subst_name(&mut c.name, sub, errors);
+fn subst_constraint(c: &mut ConstraintDecl, sub: &Subst, diags: &mut Diags) -> bool {
+    let mut ok = subst_name(&mut c.name, sub, diags);
     match &mut c.body {
         ConstraintBody::Level0(stmts) => {
             for s in stmts {
                 match &mut s.kind {
                     StatementKind::Var { names, kind, .. } => {
-                        names.iter_mut().for_each(|n| subst_name(n, sub, errors));
-                        subst_name(kind, sub, errors);
+                        for n in names.iter_mut() {
+                            ok &= subst_name(n, sub, diags);
+                        }
+                        ok &= subst_name(kind, sub, diags);
                     }
                     StatementKind::Process {
                         from,
@@ -529,7 +1628,7 @@ fn subst_constraint(c: &mut ConstraintDecl, sub: &Subst, errors: &mut Vec<DslErr
                         to_site,
                     } => {
                         for n in [from, from_site, to, to_site] {
-                            subst_name(n, sub, errors);
+                            ok &= subst_name(n, sub, diags);
                         }
                     }
                 }
@@ -537,440 +1636,80 @@ fn subst_constraint(c: &mut ConstraintDecl, sub: &Subst, errors: &mut Vec<DslErr
         }
         ConstraintBody::LevelN { vars, cels, .. } => {
             for v in vars {
-                subst_name(&mut v.name, sub, errors);
+                ok &= subst_name(&mut v.name, sub, diags);
                 if let Some(c) = &mut v.class {
-                    subst_name(c, sub, errors);
+                    ok &= subst_name(c, sub, diags);
                 }
             }
             for c in cels {
-                c.members.iter_mut().for_each(|n| subst_name(n, sub, errors));
-                subst_name(&mut c.on, sub, errors);
+                for n in c.members.iter_mut() {
+                    ok &= subst_name(n, sub, diags);
+                }
+                ok &= subst_name(&mut c.on, sub, diags);
             }
         }
     }
+    ok
 }
 
-fn subst_sched(s: &mut Sched, sub: &Subst, errors: &mut Vec<DslError>) {
+fn subst_sched(s: &mut Sched, sub: &Subst, diags: &mut Diags) -> bool {
     match s {
-        Sched::Set(n) => subst_name(n, sub, errors),
-        Sched::Seq(v) | Sched::Alt(v) => v.iter_mut().for_each(|x| subst_sched(x, sub, errors)),
-        Sched::Repeat { body, .. } => subst_sched(body, sub, errors),
+        Sched::Set(n) => subst_name(n, sub, diags),
+        Sched::Seq(v) | Sched::Alt(v) => v.iter_mut().fold(true, |ok, x| subst_sched(x, sub, diags) & ok),
+        Sched::Repeat { body, .. } => subst_sched(body, sub, diags),
     }
 }
 
-fn subst_class(c: &mut ClassDecl, sub: &Subst, errors: &mut Vec<DslError>) {
-    subst_name(&mut c.name, sub, errors);
+fn subst_class(c: &mut ClassDecl, sub: &Subst, diags: &mut Diags) -> bool {
+    let mut ok = subst_name(&mut c.name, sub, diags);
     if let Some(sym) = &mut c.symbol {
         let mut n = Name {
             text: sym.clone(),
             span: c.name.span,
         };
-        subst_name(&mut n, sub, errors);
+        ok &= subst_name(&mut n, sub, diags);
         *sym = n.text;
     }
     for it in &mut c.items {
         match &mut it.kind {
-            ClassItemKind::Include(n) => subst_name(n, sub, errors),
+            ClassItemKind::Include(n) => ok &= subst_name(n, sub, diags),
             ClassItemKind::Set { name, members } => {
-                subst_name(name, sub, errors);
+                ok &= subst_name(name, sub, diags);
                 for m in members {
                     if let Member::Constraint(n) = m {
-                        subst_name(n, sub, errors);
+                        ok &= subst_name(n, sub, diags);
                     }
                 }
             }
-            ClassItemKind::Schedule(s) => subst_sched(s, sub, errors),
-            ClassItemKind::Overlaps(v) => v.iter_mut().for_each(|n| subst_name(n, sub, errors)),
-        }
-    }
-}
-
-fn constraint_pattern(
-    st: &Setting,
-    c: &ConstraintDecl,
-    numbered: &FxHashMap<(u32, u32), ClassId>,
-) -> Result<Pattern, Vec<DslError>> {
-    let mut errors = Vec::new();
-    let mut p = Pattern::default();
-    let mut spans: Vec<Span> = Vec::new();
-    match &c.body {
-        ConstraintBody::Level0(stmts) => {
-            let al = st.alphabet();
-            for s in stmts {
-                if let StatementKind::Var { context, names, kind } = &s.kind {
-                    let Some(k) = al.kind(&kind.text) else {
-                        errors.push(DslError::new(
-                            ErrorKind::Unknown {
-                                what: "primitive",
-                                name: kind.text.clone(),
-                            },
-                            kind.span,
-                        ));
-                        continue;
-                    };
-                    for n in names {
-                        if p.var(&n.text).is_some() {
-                            errors.push(DslError::new(
-                                ErrorKind::Duplicate {
-                                    what: "variable",
-                                    name: n.text.clone(),
-                                },
-                                n.span,
-                            ));
-                            continue;
-                        }
-                        p.vars.push(PatternVar {
-                            name: n.text.clone(),
-                            kind: k.0,
-                            context: *context,
-                        });
-                        spans.push(n.span);
-                    }
-                }
-            }
-            for s in stmts {
-                if let StatementKind::Process {
-                    from,
-                    from_site,
-                    to,
-                    to_site,
-                } = &s.kind
-                {
-                    let (Some(f), Some(t)) = (p.var(&from.text), p.var(&to.text)) else {
-                        for n in [from, to] {
-                            if p.var(&n.text).is_none() {
-                                errors.push(DslError::new(
-                                    ErrorKind::Unknown {
-                                        what: "variable",
-                                        name: n.text.clone(),
-                                    },
-                                    n.span,
-                                ));
-                            }
-                        }
-                        continue;
-                    };
-                    let pf = al.primitive(crate::ets::PrimitiveKind(p.vars[f].kind));
-                    let pt = al.primitive(crate::ets::PrimitiveKind(p.vars[t].kind));
-                    let fs = pf.terminal_index(&from_site.text);
-                    let ts = pt.initial_index(&to_site.text);
-                    if fs.is_none() {
-                        errors.push(DslError::new(
-                            ErrorKind::Unknown {
-                                what: "terminal site",
-                                name: format!("{}.{} (of `{}`)", from.text, from_site.text, pf.name),
-                            },
-                            from_site.span,
-                        ));
-                    }
-                    if ts.is_none() {
-                        errors.push(DslError::new(
-                            ErrorKind::Unknown {
-                                what: "initial site",
-                                name: format!("{}.{} (of `{}`)", to.text, to_site.text, pt.name),
-                            },
-                            to_site.span,
-                        ));
-                    }
-                    let (Some(fs), Some(ts)) = (fs, ts) else { continue };
-                    if pf.terminals[fs].class != pt.initials[ts].class {
-                        errors.push(DslError::new(
-                            ErrorKind::SiteType {
-                                from: format!("{}.{}", from.text, from_site.text),
-                                from_class: al.primal(pf.terminals[fs].class).name.clone(),
-                                to: format!("{}.{}", to.text, to_site.text),
-                                to_class: al.primal(pt.initials[ts].class).name.clone(),
-                            },
-                            from.span,
-                        ));
-                        continue;
-                    }
-                    p.links.push(PatternLink {
-                        label: LinkLabel::Process {
-                            from_site: fs as u16,
-                            to_site: ts as u16,
-                        },
-                        ends: smallvec![(f as u16, 0), (t as u16, 1)],
-                    });
-                }
-            }
-        }
-        ConstraintBody::LevelN { level, vars, cels } => {
-            for v in vars {
-                let class = match &v.class {
-                    Some(n) => match st.class_id(&n.text) {
-                        Some(id) => Some(id),
-                        None => {
-                            errors.push(DslError::new(
-                                ErrorKind::Unknown {
-                                    what: "class",
-                                    name: n.text.clone(),
-                                },
-                                n.span,
-                            ));
-                            None
-                        }
-                    },
-                    None => {
-                        // cK_i: an element of the class numbered K one level down
-                        let k = v
-                            .name
-                            .text
-                            .strip_prefix('c')
-                            .and_then(|r| r.split_once('_'))
-                            .and_then(|(k, _)| k.parse::<u32>().ok());
-                        match k.and_then(|k| numbered.get(&(level - 1, k))) {
-                            Some(&id) => Some(id),
-                            None => {
-                                errors.push(DslError::new(
-                                    ErrorKind::Unknown {
-                                        what: "class for element variable",
-                                        name: format!(
-                                            "{} (write `{}: class`, or give a level-{} class the symbol it names)",
-                                            v.name.text,
-                                            v.name.text,
-                                            level - 1
-                                        ),
-                                    },
-                                    v.name.span,
-                                ));
-                                None
-                            }
-                        }
-                    }
-                };
-                if p.var(&v.name.text).is_some() {
-                    errors.push(DslError::new(
-                        ErrorKind::Duplicate {
-                            what: "variable",
-                            name: v.name.text.clone(),
-                        },
-                        v.name.span,
-                    ));
-                    continue;
-                }
-                if let Some(id) = class {
-                    p.vars.push(PatternVar {
-                        name: v.name.text.clone(),
-                        kind: id.0,
-                        context: v.context,
-                    });
-                }
-            }
-            for cel in cels {
-                let Some(on) = st.constraint_id(&cel.on.text) else {
-                    errors.push(DslError::new(
-                        ErrorKind::Unknown {
-                            what: "constraint",
-                            name: cel.on.text.clone(),
-                        },
-                        cel.on.span,
-                    ));
-                    continue;
-                };
-                let mut ends = smallvec![];
-                for m in &cel.members {
-                    match p.var(&m.text) {
-                        Some(i) => ends.push((i as u16, 0)),
-                        None => errors.push(DslError::new(
-                            ErrorKind::Unknown {
-                                what: "element variable",
-                                name: m.text.clone(),
-                            },
-                            m.span,
-                        )),
-                    }
-                }
-                p.links.push(PatternLink {
-                    label: LinkLabel::Cel(on),
-                    ends,
-                });
-            }
-        }
-    }
-    if errors.is_empty() { Ok(p) } else { Err(errors) }
-}
-
-fn to_schedule(s: &Sched, sets: &[String], errors: &mut Vec<DslError>) -> Schedule {
-    match s {
-        Sched::Set(n) => match sets.iter().position(|x| *x == n.text) {
-            Some(i) => Schedule::Step(i),
-            None => {
-                errors.push(DslError::new(
-                    ErrorKind::Unknown {
-                        what: "set",
-                        name: n.text.clone(),
-                    },
-                    n.span,
-                ));
-                Schedule::Seq(vec![])
-            }
-        },
-        Sched::Seq(v) => Schedule::Seq(v.iter().map(|x| to_schedule(x, sets, errors)).collect()),
-        Sched::Alt(v) => Schedule::Alt(v.iter().map(|x| to_schedule(x, sets, errors)).collect()),
-        Sched::Repeat { body, min, max } => Schedule::Repeat {
-            body: Box::new(to_schedule(body, sets, errors)),
-            min: *min,
-            max: *max,
-        },
-    }
-}
-
-fn class(st: &mut Setting, c: &ClassDecl, declared: &FxHashMap<String, u32>) -> Result<ClassId, Vec<DslError>> {
-    let mut errors = Vec::new();
-    let mut sets: Vec<ConstraintSet> = Vec::new();
-    let mut schedule: Option<Schedule> = None;
-    let mut inherited: Option<Schedule> = None;
-    let mut overlaps: Vec<ConstraintId> = Vec::new();
-    for it in &c.items {
-        match &it.kind {
-            ClassItemKind::Include(n) => match st.class_id(&n.text) {
-                Some(id) => {
-                    let other = st.class(id).clone();
-                    if other.level != c.level {
-                        errors.push(DslError::new(
-                            ErrorKind::Level(format!(
-                                "class `{}` of level {} includes `{}` of level {}",
-                                c.name.text, c.level, other.name, other.level
-                            )),
-                            n.span,
-                        ));
-                        continue;
-                    }
-                    let offset = sets.len();
-                    for s in &other.sets {
-                        if sets.iter().any(|x| x.name == s.name) {
-                            errors.push(DslError::new(
-                                ErrorKind::Duplicate {
-                                    what: "set",
-                                    name: s.name.clone(),
-                                },
-                                n.span,
-                            ));
-                        }
-                        sets.push(s.clone());
-                    }
-                    if inherited.is_none() {
-                        inherited = Some(shift(&other.schedule, offset));
-                    }
-                    overlaps.extend(other.overlaps.iter().copied());
-                }
-                None => errors.push(DslError::new(
-                    ErrorKind::Unknown {
-                        what: "class",
-                        name: n.text.clone(),
-                    },
-                    n.span,
-                )),
-            },
-            ClassItemKind::Set { name, members } => {
-                if sets.iter().any(|x| x.name == name.text) {
-                    errors.push(DslError::new(
-                        ErrorKind::Duplicate {
-                            what: "set",
-                            name: name.text.clone(),
-                        },
-                        name.span,
-                    ));
-                    continue;
-                }
-                let mut cs = Vec::new();
-                let mut null = false;
-                for m in members {
-                    match m {
-                        Member::Null => null = true,
-                        Member::Constraint(n) => match st.constraint_id(&n.text) {
-                            Some(id) if st.constraint(id).level == c.level => cs.push(id),
-                            Some(id) => errors.push(DslError::new(
-                                ErrorKind::Level(format!(
-                                    "class `{}` of level {} uses `{}`, a constraint of level {}",
-                                    c.name.text,
-                                    c.level,
-                                    n.text,
-                                    st.constraint(id).level
-                                )),
-                                n.span,
-                            )),
-                            None => errors.push(match declared.get(&n.text) {
-                                Some(l) => DslError::new(
-                                    ErrorKind::Level(format!(
-                                        "class `{}` of level {} uses `{}`, a constraint of level {l}",
-                                        c.name.text, c.level, n.text
-                                    )),
-                                    n.span,
-                                ),
-                                None => DslError::new(
-                                    ErrorKind::Unknown {
-                                        what: "constraint",
-                                        name: n.text.clone(),
-                                    },
-                                    n.span,
-                                ),
-                            }),
-                        },
-                    }
-                }
-                sets.push(ConstraintSet {
-                    name: name.text.clone(),
-                    constraints: cs,
-                    null,
-                });
-            }
-            ClassItemKind::Schedule(s) => {
-                let names: Vec<String> = sets.iter().map(|x| x.name.clone()).collect();
-                // sets declared after the schedule are visible too
-                let mut all = names.clone();
-                for it2 in &c.items {
-                    if let ClassItemKind::Set { name, .. } = &it2.kind
-                        && !all.contains(&name.text)
-                    {
-                        all.push(name.text.clone());
-                    }
-                }
-                schedule = Some(s.clone()).map(|s| to_schedule(&s, &all, &mut errors));
-            }
-            ClassItemKind::Overlaps(ns) => {
-                for n in ns {
-                    match st.constraint_id(&n.text) {
-                        Some(id) => overlaps.push(id),
-                        None => errors.push(DslError::new(
-                            ErrorKind::Unknown {
-                                what: "constraint",
-                                name: n.text.clone(),
-                            },
-                            n.span,
-                        )),
-                    }
+            ClassItemKind::Schedule(s) => ok &= subst_sched(s, sub, diags),
+            ClassItemKind::Overlaps(v) => {
+                for n in v.iter_mut() {
+                    ok &= subst_name(n, sub, diags);
                 }
             }
         }
     }
-    let Some(schedule) = schedule.or(inherited) else {
-        errors.push(DslError::new(ErrorKind::NoSchedule(c.name.text.clone()), c.name.span));
-        return Err(errors);
-    };
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    overlaps.sort_unstable();
-    overlaps.dedup();
-    let id = st
-        .add_class(&c.name.text, c.level, c.symbol.clone(), sets, schedule)
-        .map_err(|e| vec![setting_error(e, c.name.span)])?;
-    st.set_overlaps(id, overlaps)
-        .map_err(|e| vec![setting_error(e, c.name.span)])?;
-    Ok(id)
+    ok
 }
 
-fn shift(s: &Schedule, by: usize) -> Schedule {
-    match s {
-        Schedule::Step(i) => Schedule::Step(i + by),
-        Schedule::Seq(v) => Schedule::Seq(v.iter().map(|x| shift(x, by)).collect()),
-        Schedule::Alt(v) => Schedule::Alt(v.iter().map(|x| shift(x, by)).collect()),
-        Schedule::Repeat { body, min, max } => Schedule::Repeat {
-            body: Box::new(shift(body, by)),
-            min: *min,
-            max: *max,
-        },
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_match_their_instances() {
+        assert!(template_matches("Con_$N", "Con_12"));
+        assert!(template_matches("P_$A_$B", "P_black_left"));
+        assert!(!template_matches("Con_$N", "Cons_1"));
+        assert!(template_matches("$X", "abc"));
+    }
+
+    #[test]
+    fn suggestions_are_close_names() {
+        assert_eq!(
+            suggest("Con_spedn", ["Con_spend", "Con_leave"]).as_deref(),
+            Some("did you mean `Con_spend`?")
+        );
+        assert_eq!(suggest("zzz", ["Con_spend"]), None);
     }
 }

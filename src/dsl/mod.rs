@@ -1,15 +1,19 @@
 //! The class language: primal classes, primitives, constraints of any level and classes written as
-//! text (`grammars/ets.ebnf`), parsed with nom ([`parser`]), printed canonically ([`printer`]) and
-//! compiled to an engine [`crate::ets::Setting`] ([`compile`]). Reference: `docs/dsl.md`.
+//! text (`grammars/ets.ebnf`), read with their imports ([`load`]), parsed with nom ([`parser`]),
+//! printed canonically ([`printer`]), compiled to an engine [`crate::ets::Setting`] ([`compile`])
+//! and checked for what is well typed but meaningless ([`check`]). Reference: `docs/dsl.md`.
 
 pub mod ast;
+pub mod check;
 pub mod compile;
 pub mod error;
+pub mod load;
 pub mod parser;
 pub mod printer;
 
-pub use compile::{FsResolver, MemResolver, Origins, Program, Resolver, Sources, compile, load};
-pub use error::{DslError, ErrorKind};
+pub use compile::{Origins, compile};
+pub use error::{DslError, ErrorKind, Severity};
+pub use load::{FsResolver, MemResolver, Program, Resolver, SourceFile, Sources, load};
 
 use std::path::PathBuf;
 

@@ -2,6 +2,11 @@
 //! `grammars/ets.ebnf` (a test checks that the two name the same productions). Tokens are read
 //! with nom; a failed token becomes a [`DslError`] with the byte span where it was expected, at one
 //! boundary ([`Parser::expect`]).
+//!
+//! After a syntax error the parser skips to the next line that begins with an item keyword and
+//! goes on, so that one run reports one diagnostic per broken item ([`parse_all`]). A block that
+//! the file ends inside is reported at both ends: where the file ends and where the block opened.
+//! Schedules are nested at most [`MAX_NESTING`] deep; a UTF-8 byte-order mark is skipped.
 
 use nom::IResult;
 use nom::Parser as _;
@@ -11,22 +16,69 @@ use nom::character::complete::digit1;
 use super::ast::*;
 use super::error::{DslError, ErrorKind};
 
-/// Parses one file's text; `file` is its index in the sources.
-pub fn parse(text: &str, file: u32) -> Result<File, DslError> {
+/// The deepest a schedule may nest (parentheses and postfix repetitions together).
+pub const MAX_NESTING: u32 = 32;
+/// The largest count a bounded repetition may have (a bounded repetition is unrolled).
+pub const MAX_REPEAT: u32 = crate::ets::schedule::MAX_BOUNDED_REPEAT;
+/// The highest level a constraint or class may have.
+pub const MAX_LEVEL: u32 = 255;
+
+/// Parses one file's text; `file` is its index in the sources. Returns the first syntax error.
+pub fn parse(text: &str, file: u32) -> Result<File, Box<DslError>> {
+    let (f, mut errors) = parse_all(text, file);
+    if errors.is_empty() {
+        Ok(f)
+    } else {
+        Err(Box::new(errors.swap_remove(0)))
+    }
+}
+
+/// Parses one file's text, going on after syntax errors: the items that parse, and one
+/// diagnostic per item that does not.
+pub fn parse_all(text: &str, file: u32) -> (File, Vec<DslError>) {
+    let start = if text.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
+    };
     let mut p = Parser {
         src: text,
-        pos: 0,
+        pos: start,
         file,
         comments: Vec::new(),
+        opens: Vec::new(),
+        depth: 0,
+        errors: Vec::new(),
+        exhausted: false,
     };
-    p.p_file()
+    let f = p.p_file();
+    (f, p.errors)
 }
+
+/// Whether `t` is a word that begins an item.
+fn is_item_keyword(t: &str) -> bool {
+    ["import", "primal", "primitive", "table", "constraint", "class"]
+        .iter()
+        .any(|k| {
+            t.starts_with(k) && !t[k.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+        })
+}
+
+/// The parser's results: a diagnostic is boxed (it is built only on the error path).
+type PResult<T> = Result<T, Box<DslError>>;
 
 struct Parser<'a> {
     src: &'a str,
     pos: usize,
     file: u32,
     comments: Vec<String>,
+    /// Open blocks: where each opened, what it is, what closes it.
+    opens: Vec<(Span, &'static str, &'static str)>,
+    /// Schedule nesting.
+    depth: u32,
+    errors: Vec<DslError>,
+    /// A comment or string ran to the end of the file: nothing after it is reported.
+    exhausted: bool,
 }
 
 fn name_token(i: &str) -> IResult<&str, &str> {
@@ -83,19 +135,34 @@ impl<'a> Parser<'a> {
             end: self.pos as u32,
         }
     }
-    fn here(&self) -> Span {
-        let len = self.rest().chars().next().map(|c| c.len_utf8()).unwrap_or(0);
+    fn span_at(&self, start: usize, end: usize) -> Span {
         Span {
             file: self.file,
-            start: self.pos as u32,
-            end: (self.pos + len) as u32,
+            start: start as u32,
+            end: end as u32,
         }
     }
-    /// Skips white space and comments, keeping comment texts.
+    /// The next character, or, at the end of the file, its last visible character (so that a
+    /// caret can point at it).
+    fn here(&self) -> Span {
+        match self.rest().chars().next() {
+            Some(c) => self.span_at(self.pos, self.pos + c.len_utf8()),
+            None => {
+                let t = self.src.trim_end();
+                let last = t.chars().next_back().map(|c| c.len_utf8()).unwrap_or(0);
+                self.span_at(t.len() - last, t.len())
+            }
+        }
+    }
+    /// Skips white space and comments, keeping comment texts (and a [`BLANK`] for a blank line).
     fn ws(&mut self) {
         loop {
             let r = self.rest();
             let t = r.trim_start();
+            let skipped = &r[..r.len() - t.len()];
+            if skipped.matches('\n').count() >= 2 && self.comments.last().map(String::as_str) != Some(BLANK) {
+                self.comments.push(BLANK.to_string());
+            }
             self.pos += r.len() - t.len();
             if let Some(body) = t.strip_prefix("//") {
                 let line = body.split('\n').next().unwrap_or("");
@@ -103,38 +170,123 @@ impl<'a> Parser<'a> {
                     .push(line.strip_suffix('\r').unwrap_or(line).trim_end().to_string());
                 self.pos += 2 + line.len();
             } else if let Some(body) = t.strip_prefix("/*") {
-                // an unterminated block comment runs to the end of the file
-                let (content, end) = match body.find("*/") {
-                    Some(e) => (&body[..e], e + 2),
-                    None => (body, body.len()),
+                let Some(e) = body.find("*/") else {
+                    if !self.exhausted {
+                        let open = self.span_at(self.pos, self.pos + 2);
+                        self.pos = self.src.len();
+                        let e = DslError::new(
+                            ErrorKind::Unterminated {
+                                what: "block comment",
+                                close: "*/",
+                            },
+                            self.here(),
+                        )
+                        .with_label(open, "the comment opens here");
+                        self.errors.push(e);
+                        self.exhausted = true;
+                    }
+                    self.pos = self.src.len();
+                    return;
                 };
-                for l in content.lines() {
+                for l in body[..e].lines() {
                     self.comments.push(format!(" {}", l.trim()).trim_end().to_string());
                 }
-                self.pos += 2 + end;
+                self.pos += 2 + e + 2;
             } else {
                 return;
             }
         }
     }
-    fn take_comments(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.comments)
+    /// The comment after the last token on its line, if any (consumed).
+    fn eol_note(&mut self) -> Option<String> {
+        let r = self.rest();
+        let t = r.trim_start_matches([' ', '\t']);
+        let body = t.strip_prefix("//")?;
+        let line = body.split('\n').next().unwrap_or("");
+        self.pos += (r.len() - t.len()) + 2 + line.len();
+        Some(line.strip_suffix('\r').unwrap_or(line).trim_end().to_string())
     }
-    fn err(&self, expected: &str) -> DslError {
-        let found = match self.rest().chars().next() {
+    /// The pending comments, for something that begins here (no blank line before the first
+    /// thing of a file or a block).
+    fn take_comments(&mut self, first: bool) -> Vec<String> {
+        let mut v = std::mem::take(&mut self.comments);
+        if first {
+            while v.first().map(String::as_str) == Some(BLANK) {
+                v.remove(0);
+            }
+        }
+        v
+    }
+    /// The pending comments before a closing `}` or the end of the file (no blank line at their
+    /// end, nor at their start in an empty block).
+    fn take_trailing(&mut self, empty: bool) -> Vec<String> {
+        let mut v = std::mem::take(&mut self.comments);
+        while v.last().map(String::as_str) == Some(BLANK) {
+            v.pop();
+        }
+        while empty && v.first().map(String::as_str) == Some(BLANK) {
+            v.remove(0);
+        }
+        v
+    }
+    fn found(&self) -> String {
+        match self.rest().chars().next() {
             None => "end of file".to_string(),
-            Some(_) => match name_token(self.rest()) {
+            Some(c) => match name_token(self.rest()) {
                 Ok((_, n)) => format!("`{n}`"),
-                Err(_) => format!("`{}`", self.rest().chars().next().unwrap_or(' ')),
+                Err(_) => format!("`{c}`"),
             },
-        };
-        DslError::new(
+        }
+    }
+    fn err(&self, expected: &str) -> Box<DslError> {
+        let e = DslError::new(
             ErrorKind::Syntax {
                 expected: expected.to_string(),
-                found,
+                found: self.found(),
             },
             self.here(),
+        );
+        self.with_open(e)
+    }
+    /// Adds the innermost open block to a diagnostic at the end of the file or at the next item,
+    /// or where the block's closing token was expected.
+    fn with_open(&self, e: DslError) -> Box<DslError> {
+        let closer_expected = matches!(&e.kind, ErrorKind::Syntax { expected, .. }
+            if self.opens.last().is_some_and(|o| *expected == format!("`{}`", o.2)));
+        let at_end = self.rest().is_empty() || is_item_keyword(self.rest()) || closer_expected;
+        Box::new(match self.opens.last() {
+            Some(&(span, what, close)) if at_end => {
+                e.with_label(span, format!("this {what} is not closed (`{close}` expected)"))
+            }
+            _ => e,
+        })
+    }
+    /// The end of the file inside the innermost open block.
+    fn unterminated(&self) -> Box<DslError> {
+        let (span, what, close) = *self.opens.last().expect("an open block");
+        Box::new(
+            DslError::new(ErrorKind::Unterminated { what, close }, self.here())
+                .with_label(span, format!("the {what} opens here")),
         )
+    }
+    /// Opens a block with the token `t` (describing it as `what`, closed by `close`).
+    fn open(&mut self, t: &str, what: &'static str, close: &'static str) -> PResult<()> {
+        self.ws();
+        let start = self.pos;
+        self.expect(t)?;
+        let s = self.span(start);
+        self.opens.push((s, what, close));
+        Ok(())
+    }
+    /// Closes the innermost block with `t`.
+    fn close(&mut self, t: &str) -> PResult<()> {
+        self.ws();
+        if self.rest().is_empty() {
+            return Err(self.unterminated());
+        }
+        self.expect(t)?;
+        self.opens.pop();
+        Ok(())
     }
     /// Whether the next token is the punctuation or keyword `t` (keywords must end at a word
     /// boundary); consumes it if so.
@@ -163,9 +315,11 @@ impl<'a> Parser<'a> {
         false
     }
     /// The one boundary where a missing token becomes an error.
-    fn expect(&mut self, t: &str) -> Result<(), DslError> {
+    fn expect(&mut self, t: &str) -> PResult<()> {
         if self.eat(t) {
             Ok(())
+        } else if self.rest().is_empty() && !self.opens.is_empty() {
+            Err(self.unterminated())
         } else {
             Err(self.err(&format!("`{t}`")))
         }
@@ -175,7 +329,14 @@ impl<'a> Parser<'a> {
         self.rest().starts_with(k)
             && !self.rest()[k.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$')
     }
-    fn name(&mut self) -> Result<Name, DslError> {
+    fn at_end_of_block(&mut self) -> PResult<bool> {
+        self.ws();
+        if self.rest().is_empty() {
+            return Err(self.unterminated());
+        }
+        Ok(self.rest().starts_with('}'))
+    }
+    fn name(&mut self) -> PResult<Name> {
         self.ws();
         let start = self.pos;
         match name_token(self.rest()) {
@@ -186,69 +347,135 @@ impl<'a> Parser<'a> {
                     span: self.span(start),
                 })
             }
+            _ if self.rest().is_empty() && !self.opens.is_empty() => Err(self.unterminated()),
             _ => Err(self.err("a name")),
         }
     }
-    fn number(&mut self) -> Result<u32, DslError> {
+    fn number(&mut self) -> PResult<(u32, Span)> {
         self.ws();
         match number_token(self.rest()) {
             Ok((_, n)) => {
                 let start = self.pos;
                 self.pos += n.len();
-                n.parse().map_err(|_| {
-                    DslError::new(
+                let span = self.span(start);
+                n.parse().map(|v| (v, span)).map_err(|_| {
+                    Box::new(DslError::new(
                         ErrorKind::Syntax {
                             expected: "a smaller number".into(),
-                            found: n.into(),
+                            found: format!("`{n}`"),
                         },
-                        self.span(start),
-                    )
+                        span,
+                    ))
                 })
             }
             Err(_) => Err(self.err("a number")),
         }
     }
-    fn string(&mut self) -> Result<String, DslError> {
+    fn level(&mut self) -> PResult<u32> {
+        let (n, span) = self.number()?;
+        if n > MAX_LEVEL {
+            return Err(Box::new(DslError::new(
+                ErrorKind::Limit(format!(
+                    "level {n} is above the highest level the language allows, {MAX_LEVEL}"
+                )),
+                span,
+            )));
+        }
+        Ok(n)
+    }
+    fn string(&mut self) -> PResult<String> {
         self.ws();
         let r = self.rest();
         if !r.starts_with('"') {
             return Err(self.err("a string"));
         }
-        match r[1..].find('"') {
+        let line = r[1..].split('\n').next().unwrap_or("");
+        match line.find('"') {
             Some(e) => {
                 self.pos += e + 2;
                 Ok(r[1..e + 1].to_string())
             }
-            None => Err(self.err("a closing `\"`")),
+            None => {
+                let open = self.span_at(self.pos, self.pos + 1);
+                let end = self.pos + 1 + line.trim_end().len();
+                Err(Box::new(
+                    DslError::new(
+                        ErrorKind::Syntax {
+                            expected: "a closing `\"` on the same line".into(),
+                            found: if end == self.src.len() {
+                                "end of file".into()
+                            } else {
+                                "end of line".into()
+                            },
+                        },
+                        self.span_at(
+                            end.saturating_sub(1).max(open.start as usize),
+                            end.max(open.end as usize),
+                        ),
+                    )
+                    .with_label(open, "the string opens here"),
+                ))
+            }
         }
     }
-    fn names(&mut self) -> Result<Vec<Name>, DslError> {
+    fn names(&mut self) -> PResult<Vec<Name>> {
         let mut v = vec![self.name()?];
         while self.eat(",") {
             v.push(self.name()?);
         }
         Ok(v)
     }
+    /// After a syntax error: on to the next line that begins with an item keyword.
+    fn recover(&mut self) {
+        self.opens.clear();
+        self.depth = 0;
+        self.comments.clear();
+        loop {
+            let r = self.rest();
+            let line_start = self.src[..self.pos].rfind('\n').map(|i| i + 1).unwrap_or(0);
+            let before = &self.src[line_start..self.pos];
+            if before.trim().is_empty() && is_item_keyword(r) {
+                return;
+            }
+            match r.find('\n') {
+                Some(i) => {
+                    self.pos += i + 1;
+                    let t = self.rest().trim_start_matches([' ', '\t', '\r']);
+                    self.pos = self.src.len() - t.len();
+                }
+                None => {
+                    self.pos = self.src.len();
+                    return;
+                }
+            }
+        }
+    }
 
     // ---- one function per production ----
 
-    fn p_file(&mut self) -> Result<File, DslError> {
+    fn p_file(&mut self) -> File {
         let mut items = Vec::new();
         loop {
             self.ws();
             if self.rest().is_empty() {
-                return Ok(File {
-                    items,
-                    trailing: self.take_comments(),
-                });
+                let trailing = self.take_trailing(items.is_empty());
+                return File { items, trailing };
             }
-            items.push(self.p_item()?);
+            match self.p_item(items.is_empty()) {
+                Ok(it) => items.push(it),
+                Err(e) => {
+                    if !self.exhausted {
+                        self.errors.push(*e);
+                    }
+                    self.recover();
+                }
+            }
         }
     }
 
-    fn p_item(&mut self) -> Result<Item, DslError> {
+    fn p_item(&mut self, first: bool) -> PResult<Item> {
         self.ws();
-        let comments = self.take_comments();
+        let comments = self.take_comments(first);
         let start = self.pos;
         let kind = if self.at_keyword("import") {
             self.p_import()?
@@ -265,49 +492,50 @@ impl<'a> Parser<'a> {
         } else {
             return Err(self.err("`import`, `primal`, `primitive`, `table`, `constraint` or `class`"));
         };
+        let span = self.span(start);
+        let note = self.eol_note();
         Ok(Item {
             comments,
             kind,
-            span: Span {
-                file: self.file,
-                start: start as u32,
-                end: self.pos as u32,
-            },
+            span,
+            note,
         })
     }
 
-    fn p_import(&mut self) -> Result<ItemKind, DslError> {
+    fn p_import(&mut self) -> PResult<ItemKind> {
         self.expect("import")?;
         let s = self.string()?;
         self.expect(";")?;
         Ok(ItemKind::Import(s))
     }
 
-    fn p_primal(&mut self) -> Result<ItemKind, DslError> {
+    fn p_primal(&mut self) -> PResult<ItemKind> {
         self.expect("primal")?;
         let v = self.names()?;
         self.expect(";")?;
         Ok(ItemKind::Primal(v))
     }
 
-    fn p_primitive(&mut self) -> Result<ItemKind, DslError> {
+    fn p_primitive(&mut self) -> PResult<ItemKind> {
         self.expect("primitive")?;
         let name = self.name()?;
-        self.expect("(")?;
+        self.open("(", "list of initial sites", ")")?;
         let initials = if self.eat(")") {
+            self.opens.pop();
             Vec::new()
         } else {
             let g = self.p_site_groups()?;
-            self.expect(")")?;
+            self.close(")")?;
             g
         };
         self.expect("->")?;
-        self.expect("(")?;
+        self.open("(", "list of terminal sites", ")")?;
         let terminals = if self.eat(")") {
+            self.opens.pop();
             Vec::new()
         } else {
             let g = self.p_site_groups()?;
-            self.expect(")")?;
+            self.close(")")?;
             g
         };
         self.expect(";")?;
@@ -318,7 +546,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn p_site_groups(&mut self) -> Result<Vec<SiteGroup>, DslError> {
+    fn p_site_groups(&mut self) -> PResult<Vec<SiteGroup>> {
         let mut v = vec![self.p_site_group()?];
         while self.eat(",") {
             v.push(self.p_site_group()?);
@@ -326,36 +554,45 @@ impl<'a> Parser<'a> {
         Ok(v)
     }
 
-    fn p_site_group(&mut self) -> Result<SiteGroup, DslError> {
+    fn p_site_group(&mut self) -> PResult<SiteGroup> {
         let mut names = vec![self.name()?];
         loop {
             if self.eat(":") {
                 let class = self.name()?;
                 return Ok(SiteGroup { names, class });
             }
-            self.expect(",").map_err(|_| self.err("`,` or `:`"))?;
+            if !self.eat(",") {
+                return Err(self.err("`,` or `:` (sites are written `name: primal_class`)"));
+            }
             names.push(self.name()?);
         }
     }
 
-    fn p_table(&mut self) -> Result<ItemKind, DslError> {
+    fn p_table(&mut self) -> PResult<ItemKind> {
         self.expect("table")?;
         let name = self.name()?;
         self.expect("(")?;
         let columns = self.names()?;
         self.expect(")")?;
         self.expect("=")?;
-        self.expect("[")?;
+        self.open("[", "table", "]")?;
+        let open_line = self.src[..self.pos].matches('\n').count();
         let mut rows = vec![self.p_row()?];
         while self.eat(";") {
             rows.push(self.p_row()?);
         }
-        self.expect("]")?;
+        self.close("]")?;
+        let one_line = self.src[..self.pos].matches('\n').count() == open_line;
         self.expect(";")?;
-        Ok(ItemKind::Table { name, columns, rows })
+        Ok(ItemKind::Table {
+            name,
+            columns,
+            rows,
+            layout: Layout { one_line },
+        })
     }
 
-    fn p_row(&mut self) -> Result<Vec<Name>, DslError> {
+    fn p_row(&mut self) -> PResult<Vec<Name>> {
         let mut v = vec![self.p_cell()?];
         while self.eat(",") {
             v.push(self.p_cell()?);
@@ -363,7 +600,7 @@ impl<'a> Parser<'a> {
         Ok(v)
     }
 
-    fn p_cell(&mut self) -> Result<Name, DslError> {
+    fn p_cell(&mut self) -> PResult<Name> {
         self.ws();
         let start = self.pos;
         match take_while1::<_, _, nom::error::Error<&str>>(|c: char| c.is_ascii_alphanumeric() || c == '_')(self.rest())
@@ -375,11 +612,12 @@ impl<'a> Parser<'a> {
                     span: self.span(start),
                 })
             }
+            Err(_) if self.rest().is_empty() => Err(self.unterminated()),
             Err(_) => Err(self.err("a table cell (letters, digits, `_`)")),
         }
     }
 
-    fn p_for_clause(&mut self) -> Result<Vec<Name>, DslError> {
+    fn p_for_clause(&mut self) -> PResult<Vec<Name>> {
         if self.at_keyword("for") {
             self.expect("for")?;
             self.names()
@@ -388,34 +626,42 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn p_constraint(&mut self) -> Result<ConstraintDecl, DslError> {
+    fn p_constraint(&mut self) -> PResult<ConstraintDecl> {
         self.expect("constraint")?;
         let name = self.name()?;
         let fors = self.p_for_clause()?;
-        let body = if self.at_keyword("level") {
-            self.p_leveln_body()?
+        let (body, trailing) = if self.at_keyword("level") {
+            (self.p_leveln_body()?, Vec::new())
         } else {
             self.p_level0_body()?
         };
-        Ok(ConstraintDecl { name, fors, body })
+        Ok(ConstraintDecl {
+            name,
+            fors,
+            body,
+            trailing,
+        })
     }
 
-    fn p_level0_body(&mut self) -> Result<ConstraintBody, DslError> {
-        self.expect("{").map_err(|_| self.err("`{` or `level`"))?;
-        let mut v = Vec::new();
-        while !self.eat("}") {
-            if self.rest().is_empty() {
-                return Err(self.err("`}`"));
-            }
-            v.push(self.p_statement()?);
-        }
-        // comments before `}` stay pending: they go with the next item (nothing is dropped)
-        Ok(ConstraintBody::Level0(v))
-    }
-
-    fn p_statement(&mut self) -> Result<Statement, DslError> {
+    fn p_level0_body(&mut self) -> PResult<(ConstraintBody, Vec<String>)> {
         self.ws();
-        let comments = self.take_comments();
+        if !self.rest().starts_with('{') {
+            return Err(self.err("`{` or `level`"));
+        }
+        self.open("{", "constraint body", "}")?;
+        let mut v = Vec::new();
+        while !self.at_end_of_block()? {
+            v.push(self.p_statement(v.is_empty())?);
+        }
+        let trailing = self.take_trailing(v.is_empty());
+        self.close("}")?;
+        Ok((ConstraintBody::Level0(v), trailing))
+    }
+
+    fn p_statement(&mut self, first: bool) -> PResult<Statement> {
+        self.ws();
+        let comments = self.take_comments(first);
+        let start = self.pos;
         // a process is `name . name ->`; a variable declaration is `context? names :`
         let save = self.pos;
         let is_process = !self.at_keyword("context") && self.name().is_ok() && self.eat(".");
@@ -425,20 +671,28 @@ impl<'a> Parser<'a> {
         } else {
             self.p_var_decl()?
         };
-        Ok(Statement { comments, kind })
+        let span = self.span(start);
+        let note = self.eol_note();
+        Ok(Statement {
+            comments,
+            kind,
+            span,
+            note,
+        })
     }
 
-    fn p_var_decl(&mut self) -> Result<StatementKind, DslError> {
+    fn p_var_decl(&mut self) -> PResult<StatementKind> {
         let context = self.at_keyword("context") && self.eat("context");
         let names = self.names()?;
-        self.expect(":")
-            .map_err(|_| self.err("`:` (a variable declaration) or `.` (a process)"))?;
+        if !self.eat(":") {
+            return Err(self.err("`:` (a variable declaration) or `.` (a process)"));
+        }
         let kind = self.name()?;
         self.expect(";")?;
         Ok(StatementKind::Var { context, names, kind })
     }
 
-    fn p_process(&mut self) -> Result<StatementKind, DslError> {
+    fn p_process(&mut self) -> PResult<StatementKind> {
         let from = self.name()?;
         self.expect(".")?;
         let from_site = self.name()?;
@@ -455,29 +709,30 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn p_leveln_body(&mut self) -> Result<ConstraintBody, DslError> {
+    fn p_leveln_body(&mut self) -> PResult<ConstraintBody> {
         self.expect("level")?;
-        let level = self.number()?;
+        let level = self.level()?;
         self.expect("=")?;
-        self.expect("<")?;
-        self.expect("{")?;
+        self.open("<", "constraint", ">")?;
+        self.open("{", "set of element variables", "}")?;
         let vars = self.p_elem_vars()?;
-        self.expect("}")?;
+        self.close("}")?;
         self.expect(",")?;
-        self.expect("{")?;
+        self.open("{", "set of class element links", "}")?;
         let cels = if self.eat("}") {
+            self.opens.pop();
             Vec::new()
         } else {
             let c = self.p_cels()?;
-            self.expect("}")?;
+            self.close("}")?;
             c
         };
-        self.expect(">")?;
+        self.close(">")?;
         self.expect(";")?;
         Ok(ConstraintBody::LevelN { level, vars, cels })
     }
 
-    fn p_elem_vars(&mut self) -> Result<Vec<ElemVar>, DslError> {
+    fn p_elem_vars(&mut self) -> PResult<Vec<ElemVar>> {
         let mut v = vec![self.p_elem_var()?];
         while self.eat(",") {
             self.ws();
@@ -489,14 +744,14 @@ impl<'a> Parser<'a> {
         Ok(v)
     }
 
-    fn p_elem_var(&mut self) -> Result<ElemVar, DslError> {
+    fn p_elem_var(&mut self) -> PResult<ElemVar> {
         let context = self.at_keyword("context") && self.eat("context");
         let name = self.name()?;
         let class = if self.eat(":") { Some(self.name()?) } else { None };
         Ok(ElemVar { context, name, class })
     }
 
-    fn p_cels(&mut self) -> Result<Vec<CelDecl>, DslError> {
+    fn p_cels(&mut self) -> PResult<Vec<CelDecl>> {
         let mut v = vec![self.p_cel()?];
         while self.eat(",") {
             self.ws();
@@ -508,9 +763,9 @@ impl<'a> Parser<'a> {
         Ok(v)
     }
 
-    fn p_cel(&mut self) -> Result<CelDecl, DslError> {
-        self.expect("<")?;
-        self.expect("{")?;
+    fn p_cel(&mut self) -> PResult<CelDecl> {
+        self.open("<", "class element link", ">")?;
+        self.open("{", "set of members", "}")?;
         let mut members = vec![self.name()?];
         while self.eat(",") {
             self.ws();
@@ -519,40 +774,41 @@ impl<'a> Parser<'a> {
             }
             members.push(self.name()?);
         }
-        self.expect("}")?;
+        self.close("}")?;
         self.expect(",")?;
         let on = self.name()?;
-        self.expect(">")?;
+        self.close(">")?;
         Ok(CelDecl { members, on })
     }
 
-    fn p_class(&mut self) -> Result<ClassDecl, DslError> {
+    fn p_class(&mut self) -> PResult<ClassDecl> {
         self.expect("class")?;
         let name = self.name()?;
         let symbol = if self.eat("=") { Some(self.string()?) } else { None };
         let fors = self.p_for_clause()?;
         self.expect("level")?;
-        let level = self.number()?;
-        self.expect("{")?;
+        let level = self.level()?;
+        self.open("{", "class body", "}")?;
         let mut items = Vec::new();
-        while !self.eat("}") {
-            if self.rest().is_empty() {
-                return Err(self.err("`}`"));
-            }
-            items.push(self.p_class_item()?);
+        while !self.at_end_of_block()? {
+            items.push(self.p_class_item(items.is_empty())?);
         }
+        let trailing = self.take_trailing(items.is_empty());
+        self.close("}")?;
         Ok(ClassDecl {
             name,
             symbol,
             fors,
             level,
             items,
+            trailing,
         })
     }
 
-    fn p_class_item(&mut self) -> Result<ClassItem, DslError> {
+    fn p_class_item(&mut self, first: bool) -> PResult<ClassItem> {
         self.ws();
-        let comments = self.take_comments();
+        let comments = self.take_comments(first);
+        let start = self.pos;
         let kind = if self.at_keyword("include") {
             self.p_include()?
         } else if self.at_keyword("set") {
@@ -564,54 +820,69 @@ impl<'a> Parser<'a> {
         } else {
             return Err(self.err("`include`, `set`, `schedule`, `overlaps` or `}`"));
         };
-        Ok(ClassItem { comments, kind })
+        let span = self.span(start);
+        let note = self.eol_note();
+        Ok(ClassItem {
+            comments,
+            kind,
+            span,
+            note,
+        })
     }
 
-    fn p_include(&mut self) -> Result<ClassItemKind, DslError> {
+    fn p_include(&mut self) -> PResult<ClassItemKind> {
         self.expect("include")?;
         let n = self.name()?;
         self.expect(";")?;
         Ok(ClassItemKind::Include(n))
     }
 
-    fn p_set(&mut self) -> Result<ClassItemKind, DslError> {
+    fn p_set(&mut self) -> PResult<ClassItemKind> {
         self.expect("set")?;
         let name = self.name()?;
         self.expect("=")?;
-        self.expect("{")?;
-        let mut members = vec![self.p_member()?];
-        while self.eat(",") {
+        self.open("{", "set", "}")?;
+        let mut members = Vec::new();
+        if !self.eat("}") {
             members.push(self.p_member()?);
+            while self.eat(",") {
+                members.push(self.p_member()?);
+            }
+            self.close("}")?;
+        } else {
+            self.opens.pop();
         }
-        self.expect("}")?;
         self.expect(";")?;
         Ok(ClassItemKind::Set { name, members })
     }
 
-    fn p_member(&mut self) -> Result<Member, DslError> {
+    fn p_member(&mut self) -> PResult<Member> {
         if self.eat("Θ") || (self.at_keyword("null") && self.eat("null")) {
             return Ok(Member::Null);
         }
-        Ok(Member::Constraint(
-            self.name().map_err(|_| self.err("a constraint name or `Θ`"))?,
-        ))
+        match self.name() {
+            Ok(n) => Ok(Member::Constraint(n)),
+            Err(e) if matches!(e.kind, ErrorKind::Unterminated { .. }) => Err(e),
+            Err(_) => Err(self.err("a constraint name or `Θ`")),
+        }
     }
 
-    fn p_overlaps(&mut self) -> Result<ClassItemKind, DslError> {
+    fn p_overlaps(&mut self) -> PResult<ClassItemKind> {
         self.expect("overlaps")?;
         let v = self.names()?;
         self.expect(";")?;
         Ok(ClassItemKind::Overlaps(v))
     }
 
-    fn p_schedule(&mut self) -> Result<ClassItemKind, DslError> {
+    fn p_schedule(&mut self) -> PResult<ClassItemKind> {
         self.expect("schedule")?;
+        self.depth = 0;
         let s = self.p_alternatives()?;
         self.expect(";")?;
         Ok(ClassItemKind::Schedule(s))
     }
 
-    fn p_alternatives(&mut self) -> Result<Sched, DslError> {
+    fn p_alternatives(&mut self) -> PResult<Sched> {
         let mut v = vec![self.p_sequence()?];
         while self.eat("|") {
             v.push(self.p_sequence()?);
@@ -623,7 +894,7 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn p_sequence(&mut self) -> Result<Sched, DslError> {
+    fn p_sequence(&mut self) -> PResult<Sched> {
         let mut v = vec![self.p_repeat()?];
         while self.eat(",") {
             v.push(self.p_repeat()?);
@@ -635,32 +906,78 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn p_repeat(&mut self) -> Result<Sched, DslError> {
+    fn deeper(&mut self, at: Span) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(Box::new(DslError::new(
+                ErrorKind::Limit(format!(
+                    "schedule nested more than {MAX_NESTING} deep (parentheses and repetitions count)"
+                )),
+                at,
+            )));
+        }
+        Ok(())
+    }
+
+    fn p_repeat(&mut self) -> PResult<Sched> {
+        let depth = self.depth;
         let mut s = self.p_atom()?;
         loop {
-            let (min, max) = if self.eat("*") {
-                (0, None)
-            } else if self.eat("+") {
-                (1, None)
-            } else if self.eat("?") {
-                (0, Some(1))
-            } else if self.eat("{") {
-                let n = self.number()?;
-                let r = if self.eat(",") {
-                    self.ws();
-                    if self.rest().starts_with('}') {
-                        (n, None)
+            self.ws();
+            let start = self.pos;
+            let (min, max) =
+                if self.eat("*") {
+                    (0, None)
+                } else if self.eat("+") {
+                    (1, None)
+                } else if self.eat("?") {
+                    (0, Some(1))
+                } else if self.rest().starts_with('{') {
+                    self.open("{", "repetition count", "}")?;
+                    let (n, _) = self.number()?;
+                    let r = if self.eat(",") {
+                        self.ws();
+                        if self.rest().starts_with('}') {
+                            (n, None)
+                        } else {
+                            (n, Some(self.number()?.0))
+                        }
                     } else {
-                        (n, Some(self.number()?))
+                        (n, Some(n))
+                    };
+                    self.close("}")?;
+                    let text = &self.src[start..self.pos];
+                    let span = self.span(start);
+                    if let (n, Some(m)) = r
+                        && n > m
+                    {
+                        return Err(Box::new(DslError::new(
+                            ErrorKind::Repetition(
+                                text.to_string(),
+                                format!("its least count {n} is above its greatest count {m}"),
+                            ),
+                            span,
+                        )));
                     }
+                    let big = r.1.unwrap_or(r.0);
+                    if big > MAX_REPEAT {
+                        return Err(Box::new(DslError::new(
+                        ErrorKind::Repetition(
+                            text.to_string(),
+                            format!(
+                                "the count {big} is above the limit {MAX_REPEAT} (a bounded repetition is unrolled)"
+                            ),
+                        ),
+                        span,
+                    )
+                    .with_help("for \"at least n, without bound\" write `{n,}`")));
+                    }
+                    r
                 } else {
-                    (n, Some(n))
+                    self.depth = depth;
+                    return Ok(s);
                 };
-                self.expect("}")?;
-                r
-            } else {
-                return Ok(s);
-            };
+            self.deeper(self.span(start))?;
             s = Sched::Repeat {
                 body: Box::new(s),
                 min,
@@ -669,12 +986,57 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn p_atom(&mut self) -> Result<Sched, DslError> {
-        if self.eat("(") {
+    fn p_atom(&mut self) -> PResult<Sched> {
+        self.ws();
+        let start = self.pos;
+        if self.rest().starts_with('(') {
+            self.open("(", "parenthesis", ")")?;
+            self.deeper(self.span(start))?;
             let s = self.p_alternatives()?;
-            self.expect(")")?;
+            self.close(")")?;
             return Ok(s);
         }
-        Ok(Sched::Set(self.name().map_err(|_| self.err("a set name or `(`"))?))
+        match self.name() {
+            Ok(n) => Ok(Sched::Set(n)),
+            Err(e) if matches!(e.kind, ErrorKind::Unterminated { .. }) => Err(e),
+            Err(_) => Err(self.err("a set name or `(`")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deep_schedules_are_refused_not_overflowed() {
+        let deep = format!(
+            "class k level 0 {{ schedule {}A{}; }}",
+            "(".repeat(8000),
+            ")".repeat(8000)
+        );
+        let e = parse(&deep, 0).unwrap_err();
+        assert!(e.to_string().contains("nested more than 32"), "{e}");
+        let stars = format!("class k level 0 {{ schedule A{}; }}", "*".repeat(100_000));
+        assert!(parse(&stars, 0).is_err());
+        let ok = format!("class k level 0 {{ schedule {}A{}; }}", "(".repeat(30), ")".repeat(30));
+        assert!(parse(&ok, 0).is_ok());
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let f = parse("\u{feff}primal p;\n", 0).unwrap();
+        assert_eq!(f.items.len(), 1);
+        assert_eq!(f.items[0].span.start, 3);
+    }
+
+    #[test]
+    fn recovery_reports_one_error_per_broken_item() {
+        let (f, e) = parse_all(
+            "primal p q;\nprimal r;\nclass k level 0 { set A = {K} }\nprimal s;\n",
+            0,
+        );
+        assert_eq!(e.len(), 2, "{e:?}");
+        assert_eq!(f.items.len(), 2);
     }
 }

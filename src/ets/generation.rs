@@ -88,6 +88,10 @@ pub struct GenerateOptions {
     pub max_steps: usize,
     /// Probability of stopping at each step where the schedule may end.
     pub stop_probability: f64,
+    /// Whether the first step may take its context from what the workspace already holds (the
+    /// environment supplies the first context, §4.5.2); when no match of the context is there, or
+    /// when this is off, the first step creates every variable.
+    pub environment_context: bool,
 }
 
 impl Default for GenerateOptions {
@@ -95,6 +99,7 @@ impl Default for GenerateOptions {
         GenerateOptions {
             max_steps: 64,
             stop_probability: 0.25,
+            environment_context: false,
         }
     }
 }
@@ -134,7 +139,7 @@ pub fn generate<W: Workspace>(
             let mut cons = cls.sets[s].constraints.clone();
             cons.shuffle(&mut rng);
             for c in cons {
-                if let Some(app) = try_apply(setting, c, ws, &inside, &mut rng)? {
+                if let Some(app) = try_apply(setting, c, ws, &inside, opts.environment_context, &mut rng)? {
                     applied = Some((s, app));
                     break 'sets;
                 }
@@ -169,13 +174,39 @@ fn try_apply<W: Workspace>(
     c: ConstraintId,
     ws: &mut W,
     inside: &FxHashSet<NodeId>,
+    environment_context: bool,
     rng: &mut ChaCha8Rng,
 ) -> Result<Option<Application>, String> {
     let p = &setting.constraint(c).pattern;
     let n = p.vars.len();
     let mut bindings: Vec<Vec<Option<NodeId>>> = Vec::new();
     if inside.is_empty() {
-        // First step: the environment supplies the context; everything is created.
+        // First step: the environment supplies the context. With `environment_context`, a match
+        // of the context already in the workspace is tried first (in random order); otherwise,
+        // or failing that, everything is created.
+        let ctx: Vec<usize> = (0..n).filter(|&v| p.vars[v].context).collect();
+        if environment_context && !ctx.is_empty() && ws.node_count() > 0 {
+            let sub = sub_pattern(p, &ctx);
+            let mut found: Vec<Vec<Option<NodeId>>> = Vec::new();
+            let _ = for_each_match(&*ws, &sub, &[], &mut |_, _| true, &mut |m| {
+                let mut b = vec![None; n];
+                for (i, &v) in ctx.iter().enumerate() {
+                    b[v] = Some(m[i]);
+                }
+                found.push(b);
+                if found.len() >= 256 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            });
+            found.shuffle(rng);
+            for b in found {
+                if feasible(p, ws, &b) {
+                    return apply_binding(p, c, ws, &b).map(Some);
+                }
+            }
+        }
         bindings.push(vec![None; n]);
     } else {
         let ctx: Vec<usize> = (0..n).filter(|&v| p.vars[v].context).collect();
@@ -213,22 +244,33 @@ fn try_apply<W: Workspace>(
         if !feasible(p, ws, &b) {
             continue;
         }
-        let mut nodes = SmallVec::with_capacity(n);
-        for (v, bound) in b.iter().enumerate() {
-            nodes.push(match bound {
-                Some(x) => *x,
-                None => ws.add_node(p.vars[v].kind)?,
-            });
-        }
-        for l in &p.links {
-            let ends: Vec<(NodeId, u8)> = l.ends.iter().map(|&(v, r)| (nodes[v as usize], r)).collect();
-            if !ws.linked(l.label, &ends) {
-                ws.add_link(l.label, &ends)?;
-            }
-        }
-        return Ok(Some(Application { constraint: c, nodes }));
+        return apply_binding(p, c, ws, &b).map(Some);
     }
     Ok(None)
+}
+
+/// Applies constraint `c` (pattern `p`) with binding `b`: bound variables are those nodes, the
+/// others new nodes; the pattern's links are added where missing.
+fn apply_binding<W: Workspace>(
+    p: &Pattern,
+    c: ConstraintId,
+    ws: &mut W,
+    b: &[Option<NodeId>],
+) -> Result<Application, String> {
+    let mut nodes = SmallVec::with_capacity(b.len());
+    for (v, bound) in b.iter().enumerate() {
+        nodes.push(match bound {
+            Some(x) => *x,
+            None => ws.add_node(p.vars[v].kind)?,
+        });
+    }
+    for l in &p.links {
+        let ends: Vec<(NodeId, u8)> = l.ends.iter().map(|&(v, r)| (nodes[v as usize], r)).collect();
+        if !ws.linked(l.label, &ends) {
+            ws.add_link(l.label, &ends)?;
+        }
+    }
+    Ok(Application { constraint: c, nodes })
 }
 
 /// The pattern restricted to the variables `keep` (renumbered in order).

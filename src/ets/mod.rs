@@ -39,7 +39,7 @@ pub use level::{Cel, LevelStruct, OverlapGraph};
 pub use matching::{Host, LinkLabel, Pattern, PatternLink, PatternVar, all_matches, for_each_match};
 pub use primitive::{AbstractPrimitive, Alphabet, ConcretePrimitive, PrimalClassId, PrimitiveKind, Site};
 pub use recognition::{Observed, recognize, recognize_level};
-pub use relabel::{canonical_form, labelled_eq, relabel, structurally_identical};
+pub use relabel::{canonical_form, canonical_order, labelled_eq, relabel, structurally_identical};
 pub use schedule::{Dfa, Nfa, Schedule};
 pub use setting::{Class, ClassId, Constraint, ConstraintId, ConstraintSet, PatternBuilder, Setting};
 pub use structs::{NodeId, Process, Struct};

@@ -83,6 +83,23 @@ fn component_code(s: &Struct, root: NodeId, scratch: &mut [u32]) -> (Vec<u64>, V
 /// Computes the canonical form. Cost: for each component, one traversal per candidate root
 /// (the primitives of the component's rarest (kind, degree) signature).
 pub fn canonical_form(s: &Struct) -> CanonicalForm {
+    let mut comps: Vec<Vec<u64>> = canonical_components(s).into_iter().map(|(c, _)| c).collect();
+    comps.sort();
+    CanonicalForm(comps)
+}
+
+/// The primitives in canonical order: the components in the order of their codes, each in the
+/// traversal order from a root of least code. Numbering the primitives by their place in this
+/// order is a canonical labelling: it gives the same labelled struct for exactly the structurally
+/// identical structs.
+pub fn canonical_order(s: &Struct) -> Vec<NodeId> {
+    let mut comps = canonical_components(s);
+    comps.sort();
+    comps.into_iter().flat_map(|(_, order)| order).collect()
+}
+
+/// Each component's least code and its traversal order.
+fn canonical_components(s: &Struct) -> Vec<(Vec<u64>, Vec<NodeId>)> {
     let n = s.len();
     let mut scratch = vec![u32::MAX; n];
     let mut done = vec![false; n];
@@ -108,13 +125,12 @@ pub fn canonical_form(s: &Struct) -> CanonicalForm {
         let best = members
             .iter()
             .filter(|&&m| sig(m) == rare)
-            .map(|&m| component_code(s, m, &mut scratch).0)
+            .map(|&m| component_code(s, m, &mut scratch))
             .min()
             .expect("a root");
         comps.push(best);
     }
-    comps.sort();
-    CanonicalForm(comps)
+    comps
 }
 
 /// Whether two structs are structurally identical (§3.3.2): same alphabet, and a relabeling maps

@@ -117,6 +117,10 @@ impl Board {
             captured_by_white: 0,
         }
     }
+    /// Whether two boards have the same size and hold the same stones (prisoners aside).
+    pub fn same_cells(&self, other: &Board) -> bool {
+        self.cols == other.cols && self.rows == other.rows && self.cells == other.cells
+    }
     /// Columns.
     pub fn cols(&self) -> u8 {
         self.cols

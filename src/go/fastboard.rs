@@ -415,6 +415,10 @@ impl FastBoard {
     pub fn vtx(&self, p: Point) -> Vtx {
         Vtx(((p.row as usize + 1) * self.w + p.col as usize + 1) as u16)
     }
+    /// Whether a point lies on this board.
+    pub fn contains_point(&self, p: Point) -> bool {
+        p.col < self.cols && p.row < self.rows
+    }
     /// The point of a padded index on the board (`None` for a pass or a border cell).
     pub fn point(&self, v: Vtx) -> Option<Point> {
         let i = v.i();
@@ -508,6 +512,12 @@ impl FastBoard {
     /// Consecutive passes just played.
     pub fn passes(&self) -> u32 {
         self.passes
+    }
+    /// Forgets the consecutive passes (and the ko), so that play — a playout resolving the dead
+    /// stones of a finished game, say — can go on from this position.
+    pub fn reset_passes(&mut self) {
+        self.passes = 0;
+        self.ko = Vtx::PASS;
     }
     /// Moves (and passes) played on this board.
     pub fn move_count(&self) -> u32 {

@@ -1,11 +1,60 @@
 //! A game record read from SGF and replayed: header information, the chosen line of play, and
 //! the sequence of positions with every irregularity reported as a warning with its move number.
+//!
+//! The replay follows the SGF specification's move execution (FF[4], "Move properties"); it is
+//! the sensor's input of thesis §4.4 (the position an engine "must keep … in memory"). Input is
+//! bounded: a line whose positions would hold more than [`MAX_POSITION_CELLS`] board points is
+//! refused, and [`check_recording`] refuses a recording (and so a classification) estimated at
+//! more than [`MAX_PRIMITIVES`] primitives, so that no record makes the process run out of memory.
 
 use serde::Serialize;
 use thiserror::Error;
 
 use super::board::{Board, Cell, Color, MoveEffect, Point};
+use super::record::{Attention, RecordOptions};
 use super::sgf::{Ident, Sgf, SgfError, Span};
+
+/// The most board points that a replay's positions may hold together (positions × points,
+/// about one byte each: 277,000 positions of 19x19, 36,000 of 52x52).
+pub const MAX_POSITION_CELLS: u64 = 100_000_000;
+
+/// The most primitives a recording may be estimated at ([`estimated_primitives`]): 1,100
+/// positions of a 19x19 board with full attention and one layer. Recording and classifying cost
+/// about 0.75 KB per primitive (measured: `ets replay` and `ets classify` on the 256-move game of
+/// docs/performance.md), so this keeps them under 1 GB; larger requests are refused with a clear
+/// message (choose fewer moves with `--move`, or focus attention).
+pub const MAX_PRIMITIVES: u64 = 1_300_000;
+
+/// The primitives a recording of `positions` positions of a `cols × rows` board will hold, about
+/// (colour, edge and adjacency primitives of every attended vertex, per layer).
+pub fn estimated_primitives(cols: u8, rows: u8, positions: usize, opts: RecordOptions) -> u64 {
+    let (c, r) = (cols as u64, rows as u64);
+    let per_vertex = 3;
+    let layers = positions as u64 * opts.layers.max(1) as u64;
+    match opts.attention {
+        Attention::Full => layers * (per_vertex * c * r + 2 * (c + r)),
+        Attention::Focus { cap, .. } => layers * ((cap as u64 / 4).min(c * r) * (per_vertex + 2)),
+        Attention::Sweep { width } => {
+            let w = (width as u64).clamp(1, c);
+            let windows = (c + 1).saturating_sub(w).max(1);
+            layers * windows * (per_vertex * w * r + 2 * (w + r))
+        }
+    }
+}
+
+/// Refuses a recording estimated at more than [`MAX_PRIMITIVES`] primitives.
+pub fn check_recording(cols: u8, rows: u8, positions: usize, opts: RecordOptions) -> Result<(), GameError> {
+    let est = estimated_primitives(cols, rows, positions, opts);
+    if est > MAX_PRIMITIVES {
+        return Err(GameError::TooLarge {
+            what: format!(
+                "recording {positions} positions of a {cols}x{rows} board ({} layer(s) each) would take about {est} primitives, more than the {MAX_PRIMITIVES} ets records at once (about 1 GB); choose fewer moves with --move, or --attention focus",
+                opts.layers.max(1)
+            ),
+        });
+    }
+    Ok(())
+}
 
 /// Header information of a game (root node properties).
 #[derive(Debug, Clone, Default, Serialize)]
@@ -28,6 +77,16 @@ pub struct GameInfo {
     pub white_rank: Option<String>,
     /// Date (DT).
     pub date: Option<String>,
+    /// Event (EV).
+    pub event: Option<String>,
+    /// Round (RO).
+    pub round: Option<String>,
+    /// Place (PC).
+    pub place: Option<String>,
+    /// Rules (RU).
+    pub rules: Option<String>,
+    /// Game name (GN).
+    pub name: Option<String>,
 }
 
 /// An irregularity met while reading or replaying; never fatal.
@@ -62,8 +121,14 @@ pub enum GameError {
     #[error("not a Go game (GM[{0}])")]
     NotGo(String),
     /// A board size beyond what SGF points can address.
-    #[error("unsupported board size `{0}` (1 to 52 per side)")]
+    #[error("unsupported board size `SZ[{0}]` (1 to 52 per side)")]
     BadSize(String),
+    /// More than ets holds in memory at once.
+    #[error("{what}")]
+    TooLarge {
+        /// What was asked for, and the limit.
+        what: String,
+    },
 }
 
 /// One executed move.
@@ -168,7 +233,28 @@ impl Replay {
             black_rank: t("BR"),
             white_rank: t("WR"),
             date: t("DT"),
+            event: t("EV"),
+            round: t("RO"),
+            place: t("PC"),
+            rules: t("RU"),
+            name: t("GN"),
         };
+        let area = size.0 as u64 * size.1 as u64;
+        // Refuse an over-long line before replaying any of it.
+        let moves_in_line: u64 = line
+            .iter()
+            .map(|&n| sgf.props(n).iter().filter(|p| p.ident == B || p.ident == W).count() as u64)
+            .sum();
+        if (moves_in_line + 1) * area > MAX_POSITION_CELLS {
+            return Err(GameError::TooLarge {
+                what: format!(
+                    "the line has {moves_in_line} moves on a {}x{} board; ets replays at most {} positions of this board ({MAX_POSITION_CELLS} board points)",
+                    size.0,
+                    size.1,
+                    MAX_POSITION_CELLS / area
+                ),
+            });
+        }
         let mut board = Board::new(size.0, size.1);
         let first = if info.handicap.unwrap_or(0) >= 2 {
             Color::White
@@ -183,6 +269,7 @@ impl Replay {
         for &n in &line {
             let at = sgf.node(n).at as usize;
             let mv_no = moves.len();
+            let mut setup = false;
             // Setup first.
             for (id, cell) in [
                 (AE, Cell::Empty),
@@ -190,6 +277,7 @@ impl Replay {
                 (AW, Cell::Stone(Color::White)),
             ] {
                 for p in sgf.props(n).iter().filter(|p| p.ident == id) {
+                    setup = true;
                     for &s in sgf.raw_values(p) {
                         for q in expand(sgf, s, &board, mv_no, at, &mut warnings) {
                             board.set(q, cell);
@@ -228,7 +316,7 @@ impl Replay {
                     message: "a node holds more than one move; executing them in order".into(),
                 });
             }
-            if mv.is_empty() && moves.is_empty() {
+            if mv.is_empty() && moves.is_empty() && setup {
                 positions.clear();
                 to_move.clear();
             }
@@ -238,6 +326,18 @@ impl Replay {
             }
             for (color, s) in mv {
                 let number = moves.len() + 1;
+                if (number as u64 + 1) * area > MAX_POSITION_CELLS {
+                    return Err(GameError::TooLarge {
+                        what: format!(
+                            "the line has more than {} moves on a {}x{} board; ets replays at most {} board points of positions ({} positions of this board)",
+                            number - 1,
+                            size.0,
+                            size.1,
+                            MAX_POSITION_CELLS,
+                            MAX_POSITION_CELLS / area
+                        ),
+                    });
+                }
                 let raw = sgf.raw(s);
                 let trimmed: Vec<u8> = raw.iter().copied().filter(|b| !b.is_ascii_whitespace()).collect();
                 if color != next && !moves.is_empty() {
@@ -297,7 +397,7 @@ impl Replay {
                                 ),
                             });
                         }
-                        if prev_board.as_ref().is_some_and(|pb| pb.same_stones(&board)) && !e.captured.is_empty() {
+                        if !e.captured.is_empty() && prev_board.as_ref().is_some_and(|pb| pb.same_stones(&board)) {
                             warnings.push(Warning {
                                 move_number: number,
                                 offset: at,
@@ -327,7 +427,8 @@ impl Replay {
             if let Some(last) = to_move.last_mut() {
                 *last = next;
             }
-            if let Some(last) = positions.last_mut()
+            if setup
+                && let Some(last) = positions.last_mut()
                 && *last != board
             {
                 *last = board.clone();
@@ -406,6 +507,6 @@ fn expand(sgf: &Sgf, s: Span, board: &Board, mv: usize, at: usize, warnings: &mu
 impl Board {
     /// Whether two boards hold the same stones (prisoners aside).
     pub fn same_stones(&self, other: &Board) -> bool {
-        self.cols() == other.cols() && self.rows() == other.rows() && self.points().all(|p| self.get(p) == other.get(p))
+        self.same_cells(other)
     }
 }

@@ -238,13 +238,15 @@ pub fn stream<R: Send>(
     work: impl Fn(&Game) -> Option<R> + Sync,
     sink: impl FnMut(Vec<Streamed<R>>) -> bool,
 ) {
-    stream_batched(files, 4 << 20, work, sink)
+    stream_batched(files, 4 << 20, usize::MAX, work, sink)
 }
 
-/// [`stream`] with batches of files of at least `batch_bytes` together (at least one file).
+/// [`stream`] with batches of files of at least `batch_bytes` together (at least one file),
+/// and at most `max_games` games per call of `sink` (a batch's games are cut in pieces).
 pub fn stream_batched<R: Send>(
     files: &[PathBuf],
     batch_bytes: u64,
+    max_games: usize,
     work: impl Fn(&Game) -> Option<R> + Sync,
     mut sink: impl FnMut(Vec<Streamed<R>>) -> bool,
 ) {
@@ -266,28 +268,30 @@ pub fn stream_batched<R: Send>(
                 }
             }
         }
-        #[allow(clippy::type_complexity)]
-        let results: Vec<Result<(usize, usize, u64, usize, Option<R>), Broken>> = slots
-            .par_iter()
-            .map(|&(k, part, g, first)| {
-                let (sgf, _) = &parsed[k].parts[part];
-                let game = replay_game(&files[i + k], sgf, g, first)?;
-                let r = work(&game);
-                Ok((k, game.index, game.key, game.replay.moves.len(), r))
-            })
-            .collect();
-        // File-level breakage first for each file, then its games, in order.
-        let mut res = results.into_iter().peekable();
-        let mut out = Vec::with_capacity(slots.len());
-        for (k, p) in parsed.iter().enumerate() {
-            for b in &p.broken {
-                out.push(Streamed::Broken(b.clone()));
-            }
-            while let Some(r) = res.next_if(|r| match r {
-                Ok(x) => x.0 == k,
-                Err(b) => b.file == files[i + k],
-            }) {
-                let item = match r {
+        // File-level breakage with the first piece that reaches its file, then the games, in
+        // order, a piece at a time.
+        let mut reported = vec![false; parsed.len()];
+        for piece in slots.chunks(max_games.max(1)) {
+            let results: Vec<Result<(usize, usize, u64, usize, Option<R>), Broken>> = piece
+                .par_iter()
+                .map(|&(k, part, g, first)| {
+                    let (sgf, _) = &parsed[k].parts[part];
+                    let game = replay_game(&files[i + k], sgf, g, first)?;
+                    let r = work(&game);
+                    Ok((k, game.index, game.key, game.replay.moves.len(), r))
+                })
+                .collect();
+            let mut out = Vec::with_capacity(results.len());
+            let mut last_k = piece.first().map_or(0, |s| s.0);
+            for (r, &(k, ..)) in results.into_iter().zip(piece) {
+                for kk in last_k..=k {
+                    if !reported[kk] {
+                        reported[kk] = true;
+                        out.extend(parsed[kk].broken.iter().cloned().map(Streamed::Broken));
+                    }
+                }
+                last_k = k;
+                out.push(match r {
                     Ok((_, index, key, moves, result)) => Streamed::Game {
                         file: i + k,
                         index,
@@ -296,11 +300,17 @@ pub fn stream_batched<R: Send>(
                         result,
                     },
                     Err(b) => Streamed::Broken(b),
-                };
-                out.push(item);
+                });
+            }
+            if !sink(out) {
+                return;
             }
         }
-        if !sink(out) {
+        let rest: Vec<Streamed<R>> = (0..parsed.len())
+            .filter(|&k| !reported[k])
+            .flat_map(|k| parsed[k].broken.iter().cloned().map(Streamed::Broken))
+            .collect();
+        if !rest.is_empty() && !sink(rest) {
             return;
         }
         i = j;
@@ -356,13 +366,12 @@ mod tests {
         let f = dir.join("c.sgf");
         std::fs::write(&f, "(;SZ[9];B[ee];W[cc])\n(;SZ[9];B[ee];W[dd\n").unwrap();
         let (games, broken) = read_file(&f);
-        // The second tree is unterminated: the first game is read, the second reported with its
-        // place in the file.
-        assert_eq!(games.len(), 1);
+        // The second tree is cut short: read up to its last complete node (issue 16: truncated
+        // records are recovered, with a warning).
+        assert_eq!(games.len(), 2, "{broken:?}");
         assert_eq!(games[0].replay.moves.len(), 2);
-        assert_eq!(broken.len(), 1, "{broken:?}");
-        assert_eq!(broken[0].index, Some(1));
-        assert_eq!(broken[0].at.map(|a| a.0), Some(2));
+        assert_eq!(games[1].replay.moves.len(), 1);
+        assert!(broken.is_empty(), "{broken:?}");
         let g2 = dir.join("d.sgf");
         std::fs::write(&g2, "(;SZ[9];B[ee];W[cc])\n(;SZ[9];B[ee]W)\n(;SZ[9];B[cc];W[ee])\n").unwrap();
         let (games, broken) = read_file(&g2);

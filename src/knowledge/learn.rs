@@ -259,6 +259,7 @@ pub fn create_corpus(
     stream_batched(
         files,
         opts.batch_bytes,
+        usize::MAX,
         |g| Some(create_game(&g.replay, kmax)),
         |batch| {
             let mut n = 0;
@@ -394,6 +395,7 @@ pub fn learn(
     stream_batched(
         files,
         opts.batch_bytes,
+        usize::MAX,
         |g| {
             let (f, ix) = eligible.get(&g.key)?;
             if *ix != g.index || *f != g.file.display().to_string() {

@@ -70,14 +70,45 @@ fn ko_point(replay: &Replay, i: usize, next: Color) -> Option<Point> {
 #[derive(Debug, Clone)]
 pub struct Analysis {
     cols: usize,
+    words: usize,
     /// Block id per vertex (`u32::MAX`: empty).
     block: Vec<u32>,
     /// Per block: liberty count.
     libs: Vec<u16>,
-    /// Per block: stone count.
-    size: Vec<u16>,
     /// Per block: colour.
     color: Vec<Color>,
+    /// Per block: its liberties as a bit set (`words` words each).
+    libset: Vec<u64>,
+    /// Per block: its stones (`stones[start[b]..start[b + 1]]`).
+    stones: Vec<u16>,
+    start: Vec<u32>,
+}
+
+/// What a move at an empty point would do (for the player to move).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Effect {
+    /// Opponent stones captured.
+    pub captured: u16,
+    /// Opponent blocks captured.
+    pub captured_blocks: u8,
+    /// The captured blocks include the opponent's last move.
+    pub captures_last: bool,
+    /// A captured block touched an own block in atari.
+    pub capture_saves: bool,
+    /// Liberties of the block the move forms (after captures).
+    pub libs_after: u16,
+    /// Stones of the block the move forms.
+    pub size_after: u16,
+    /// Distinct own blocks beside the point.
+    pub own_blocks: u8,
+    /// Distinct opponent blocks beside the point.
+    pub opp_blocks: u8,
+    /// Stones of the own blocks in atari beside the point (which the move joins).
+    pub in_atari_joined: u16,
+    /// Largest opponent block the move puts in atari (0: none).
+    pub atari_size: u16,
+    /// Opponent blocks the move puts in atari.
+    pub ataris: u8,
 }
 
 impl Analysis {
@@ -85,49 +116,49 @@ impl Analysis {
     pub fn new(b: &Board) -> Analysis {
         let cols = b.cols() as usize;
         let n = cols * b.rows() as usize;
-        let mut block = vec![u32::MAX; n];
-        let (mut libs, mut size, mut color) = (Vec::new(), Vec::new(), Vec::new());
-        let mut stamp = vec![u32::MAX; n];
+        let words = n.div_ceil(64);
+        let mut a = Analysis {
+            cols,
+            words,
+            block: vec![u32::MAX; n],
+            libs: Vec::new(),
+            color: Vec::new(),
+            libset: Vec::new(),
+            stones: Vec::new(),
+            start: vec![0],
+        };
         let mut stack = Vec::new();
         for p in b.points() {
             let i = idx(cols, p);
             let Cell::Stone(c) = b.get(p) else { continue };
-            if block[i] != u32::MAX {
+            if a.block[i] != u32::MAX {
                 continue;
             }
-            let id = libs.len() as u32;
-            let (mut l, mut s) = (0u16, 0u16);
-            block[i] = id;
+            let id = a.libs.len() as u32;
+            let base = a.libset.len();
+            a.libset.resize(base + words, 0);
+            a.block[i] = id;
             stack.push(p);
             while let Some(q) = stack.pop() {
-                s += 1;
+                a.stones.push(idx(cols, q) as u16);
                 for nb in b.neighbours(q) {
                     let j = idx(cols, nb);
                     match b.get(nb) {
-                        Cell::Empty if stamp[j] != id => {
-                            stamp[j] = id;
-                            l += 1;
-                        }
-                        Cell::Empty => {}
-                        Cell::Stone(c2) if c2 == c && block[j] == u32::MAX => {
-                            block[j] = id;
+                        Cell::Empty => a.libset[base + j / 64] |= 1 << (j % 64),
+                        Cell::Stone(c2) if c2 == c && a.block[j] == u32::MAX => {
+                            a.block[j] = id;
                             stack.push(nb);
                         }
                         _ => {}
                     }
                 }
             }
-            libs.push(l);
-            size.push(s);
-            color.push(c);
+            let l: u32 = a.libset[base..].iter().map(|w| w.count_ones()).sum();
+            a.libs.push(l as u16);
+            a.color.push(c);
+            a.start.push(a.stones.len() as u32);
         }
-        Analysis {
-            cols,
-            block,
-            libs,
-            size,
-            color,
-        }
+        a
     }
 
     /// The block at `p` (`None`: empty).
@@ -143,12 +174,23 @@ impl Analysis {
 
     /// Stones of block `b`.
     pub fn size(&self, b: u32) -> u16 {
-        self.size[b as usize]
+        (self.start[b as usize + 1] - self.start[b as usize]) as u16
     }
 
     /// Colour of block `b`.
     pub fn color(&self, b: u32) -> Color {
         self.color[b as usize]
+    }
+
+    /// The stones of block `b`.
+    pub fn stones(&self, b: u32) -> impl Iterator<Item = Point> + '_ {
+        let cols = self.cols;
+        self.stones[self.start[b as usize] as usize..self.start[b as usize + 1] as usize]
+            .iter()
+            .map(move |&i| Point {
+                col: (i as usize % cols) as u8,
+                row: (i as usize / cols) as u8,
+            })
     }
 
     /// Whether the mover of `pos` may play at `p` (empty, not the ko point, not suicide).
@@ -167,6 +209,84 @@ impl Analysis {
     /// Every legal point for the mover, row by row.
     pub fn legal_points(&self, pos: &Position<'_>) -> Vec<Point> {
         pos.board.points().filter(|&p| self.is_legal(pos, p)).collect()
+    }
+
+    /// What the mover's move at the empty point `p` would do.
+    pub fn effect(&self, pos: &Position<'_>, p: Point) -> Effect {
+        let b = pos.board;
+        let mut e = Effect::default();
+        let mut own: [u32; 4] = [u32::MAX; 4];
+        let mut opp: [u32; 4] = [u32::MAX; 4];
+        let (mut no, mut np) = (0, 0);
+        let mut lib = vec![0u64; self.words];
+        let pi = idx(self.cols, p);
+        for n in b.neighbours(p) {
+            match self.block_at(n) {
+                None => {
+                    let j = idx(self.cols, n);
+                    lib[j / 64] |= 1 << (j % 64);
+                }
+                Some(k) if self.color(k) == pos.mover => {
+                    if !own[..no].contains(&k) {
+                        own[no] = k;
+                        no += 1;
+                    }
+                }
+                Some(k) => {
+                    if !opp[..np].contains(&k) {
+                        opp[np] = k;
+                        np += 1;
+                    }
+                }
+            }
+        }
+        e.own_blocks = no as u8;
+        e.opp_blocks = np as u8;
+        let mut size = 1u16;
+        for &k in &own[..no] {
+            let base = k as usize * self.words;
+            for (w, x) in lib.iter_mut().zip(&self.libset[base..base + self.words]) {
+                *w |= x;
+            }
+            size += self.size(k);
+            if self.liberties(k) == 1 {
+                e.in_atari_joined += self.size(k);
+            }
+        }
+        lib[pi / 64] &= !(1 << (pi % 64));
+        for &k in &opp[..np] {
+            let l = self.liberties(k);
+            if l == 1 {
+                e.captured += self.size(k);
+                e.captured_blocks += 1;
+                if pos.last[0].is_some_and(|q| self.block_at(q) == Some(k)) {
+                    e.captures_last = true;
+                }
+                // Captured stones beside the new block become its liberties; a captured block
+                // beside an own block in atari saves it.
+                for s in self.stones(k) {
+                    let touches = s.col.abs_diff(p.col) + s.row.abs_diff(p.row) == 1
+                        || b.neighbours(s)
+                            .any(|t| self.block_at(t).is_some_and(|x| own[..no].contains(&x)));
+                    if touches {
+                        let j = idx(self.cols, s);
+                        lib[j / 64] |= 1 << (j % 64);
+                    }
+                    if b.neighbours(s).any(|t| {
+                        self.block_at(t)
+                            .is_some_and(|x| self.color(x) == pos.mover && self.liberties(x) == 1)
+                    }) {
+                        e.capture_saves = true;
+                    }
+                }
+            } else if l == 2 {
+                e.ataris += 1;
+                e.atari_size = e.atari_size.max(self.size(k));
+            }
+        }
+        e.libs_after = lib.iter().map(|w| w.count_ones()).sum::<u32>() as u16;
+        e.size_after = size;
+        e
     }
 }
 

@@ -1,0 +1,497 @@
+//! Step 3 of Gomi's strategy σ (J. Hurd, *The Design of Gomi*, §2): the probability that move m's
+//! winning probability p_m is the largest among the legal moves,
+//!
+//! q_m = ∫ f_m(x) ∏_{j≠m} F_j(x) dx,
+//!
+//! the p_j independent with densities f_j (each a Beta distribution, possibly restricted to an
+//! interval by reachability). Moves with the same distribution are grouped; the integral is taken
+//! only above a cut-off below which some distribution has no mass (10⁻¹⁴), on Gauss–Legendre
+//! panels placed around every contending distribution (from its mean out to 21 standard
+//! deviations, no closer than a quarter of the smallest), with each distribution's CDF carried
+//! along the panels by the panel rule's integration matrix (so the only special-function calls
+//! are one incomplete Beta per distribution at the cut-off). Accuracy is checked against
+//! adaptive quadrature with `statrs`'s exact CDFs and against Monte Carlo (tests); speed by
+//! `cargo bench --bench gomi`.
+
+use std::sync::OnceLock;
+
+use statrs::function::beta::{beta_reg, ln_beta};
+
+use super::estimate::Counts;
+use super::quad::Panel;
+
+/// The distribution of one move's winning probability: Beta(α, β) restricted to `[lo, hi]`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Dist {
+    /// α.
+    pub alpha: f64,
+    /// β.
+    pub beta: f64,
+    /// Lower end of the support.
+    pub lo: f64,
+    /// Upper end.
+    pub hi: f64,
+}
+
+impl Dist {
+    /// B_{r,n} on [0, 1].
+    pub fn posterior(c: Counts) -> Dist {
+        let (alpha, beta) = c.beta();
+        Dist {
+            alpha,
+            beta,
+            lo: 0.0,
+            hi: 1.0,
+        }
+    }
+    /// The distribution of 1 − p (the other player's view).
+    pub fn flipped(self) -> Dist {
+        Dist {
+            alpha: self.beta,
+            beta: self.alpha,
+            lo: 1.0 - self.hi,
+            hi: 1.0 - self.lo,
+        }
+    }
+    /// Restricted to `[lo, hi]` (intersected with its support).
+    pub fn within(self, lo: f64, hi: f64) -> Dist {
+        Dist {
+            lo: self.lo.max(lo),
+            hi: self.hi.min(hi),
+            ..self
+        }
+    }
+    fn truncated(&self) -> bool {
+        self.lo > 0.0 || self.hi < 1.0
+    }
+    fn mass(&self) -> f64 {
+        if self.truncated() {
+            beta_reg(self.alpha, self.beta, self.hi) - beta_reg(self.alpha, self.beta, self.lo)
+        } else {
+            1.0
+        }
+    }
+    /// The CDF (exact, `statrs`).
+    pub fn cdf(&self, x: f64) -> f64 {
+        if x <= self.lo {
+            return 0.0;
+        }
+        if x >= self.hi {
+            return 1.0;
+        }
+        let b0 = if self.lo > 0.0 {
+            beta_reg(self.alpha, self.beta, self.lo)
+        } else {
+            0.0
+        };
+        (beta_reg(self.alpha, self.beta, x) - b0) / self.mass()
+    }
+    /// The density.
+    pub fn pdf(&self, x: f64) -> f64 {
+        if x < self.lo || x > self.hi {
+            return 0.0;
+        }
+        super::estimate::beta_pdf(self.alpha, self.beta, x) / self.mass()
+    }
+    fn mean_sd(&self) -> (f64, f64) {
+        let (a, b) = (self.alpha, self.beta);
+        let m = a / (a + b);
+        let s = (a * b / ((a + b) * (a + b) * (a + b + 1.0))).sqrt();
+        let s = s.min(self.hi - self.lo).max(1e-12);
+        (m.clamp(self.lo, self.hi), s)
+    }
+    fn key(&self) -> [u64; 4] {
+        [
+            self.alpha.to_bits(),
+            self.beta.to_bits(),
+            self.lo.to_bits(),
+            self.hi.to_bits(),
+        ]
+    }
+}
+
+const NODES: usize = 8;
+const OFFSETS: [f64; 25] = [
+    -21.0, -16.0, -12.0, -9.0, -7.0, -5.0, -4.0, -3.0, -2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0,
+    7.0, 9.0, 12.0, 16.0, 21.0,
+];
+
+fn panel() -> &'static Panel {
+    static P: OnceLock<Panel> = OnceLock::new();
+    P.get_or_init(|| Panel::new(NODES))
+}
+
+struct Group {
+    d: Dist,
+    count: usize,
+    mean: f64,
+    sd: f64,
+    lnorm: f64,
+    sup: (f64, f64),
+}
+
+/// q_m for every move (in the order given). The values sum to 1 up to rounding.
+pub fn q_max(dists: &[Dist]) -> Vec<f64> {
+    let mut out = vec![0.0; dists.len()];
+    if dists.is_empty() {
+        return out;
+    }
+    // group equal distributions
+    let mut order: Vec<usize> = (0..dists.len()).collect();
+    order.sort_by_key(|&i| dists[i].key());
+    let mut groups: Vec<Group> = Vec::new();
+    let mut member = vec![0usize; dists.len()];
+    for &i in &order {
+        let d = dists[i];
+        if groups.last().is_none_or(|g| g.d.key() != d.key()) {
+            let (mean, sd) = d.mean_sd();
+            groups.push(Group {
+                d,
+                count: 0,
+                mean,
+                sd,
+                lnorm: -ln_beta(d.alpha, d.beta) - d.mass().max(1e-300).ln(),
+                sup: ((mean - 21.0 * sd).max(d.lo), (mean + 21.0 * sd).min(d.hi)),
+            });
+        }
+        let g = groups.len() - 1;
+        groups[g].count += 1;
+        member[i] = g;
+    }
+    if groups.len() == 1 {
+        return vec![1.0 / dists.len() as f64; dists.len()];
+    }
+    // the cut-off: below it the distribution with the highest lower tail has no mass
+    let top = groups
+        .iter()
+        .enumerate()
+        .max_by(|a, b| {
+            (a.1.mean - 8.0 * a.1.sd)
+                .max(a.1.d.lo)
+                .total_cmp(&(b.1.mean - 8.0 * b.1.sd).max(b.1.d.lo))
+        })
+        .map(|(i, _)| i)
+        .expect("groups");
+    let g = &groups[top];
+    let mut cut = (g.mean - 8.0 * g.sd).max(g.d.lo);
+    while cut > g.d.lo && g.d.cdf(cut) > 1e-14 {
+        cut = (cut - g.sd).max(g.d.lo);
+    }
+    let end = groups.iter().map(|g| g.sup.1).fold(cut, f64::max);
+    if end <= cut {
+        // every distribution is a point below the cut-off: share equally
+        return vec![1.0 / dists.len() as f64; dists.len()];
+    }
+    let contending: Vec<usize> = (0..groups.len()).filter(|&k| groups[k].sup.1 > cut).collect();
+    let min_sd = contending.iter().map(|&k| groups[k].sd).fold(f64::INFINITY, f64::min);
+    // panels
+    let mut bp = vec![cut, end];
+    for &k in &contending {
+        let g = &groups[k];
+        for t in OFFSETS {
+            bp.push(g.mean + t * g.sd);
+        }
+        bp.push(g.d.lo);
+        bp.push(g.d.hi);
+    }
+    bp.retain(|&x| x >= cut && x <= end);
+    bp.sort_by(f64::total_cmp);
+    // the ends of restricted supports are kinks: always panel boundaries
+    let mut kinks: Vec<f64> = contending
+        .iter()
+        .flat_map(|&k| [groups[k].d.lo, groups[k].d.hi])
+        .filter(|&x| x > cut && x < end)
+        .collect();
+    let gap = 0.25 * min_sd;
+    let mut cuts = vec![bp[0]];
+    for &x in &bp[1..] {
+        if x - cuts[cuts.len() - 1] >= gap.max(1e-12) || x == end {
+            if x - cuts[cuts.len() - 1] > 1e-15 {
+                cuts.push(x);
+            }
+        }
+    }
+    if *cuts.last().expect("cuts") < end {
+        cuts.push(end);
+    }
+    cuts.append(&mut kinks);
+    cuts.sort_by(f64::total_cmp);
+    cuts.dedup_by(|a, b| (*a - *b).abs() < 1e-15);
+    let np = cuts.len() - 1;
+    let rule = panel();
+    let nn = np * NODES;
+    let mut xs = Vec::with_capacity(nn);
+    let mut ws = Vec::with_capacity(nn);
+    for p in 0..np {
+        let (u, v) = (cuts[p], cuts[p + 1]);
+        let h = 0.5 * (v - u);
+        for i in 0..NODES {
+            xs.push(0.5 * (u + v) + h * rule.x[i]);
+            ws.push(h * rule.w[i]);
+        }
+    }
+    let lx: Vec<f64> = xs.iter().map(|x| x.ln()).collect();
+    let l1: Vec<f64> = xs.iter().map(|x| (1.0 - x).ln()).collect();
+    // per contending group: density and log-CDF at every node
+    let mut dens = vec![vec![0.0; nn]; contending.len()];
+    let mut lncdf = vec![vec![0.0; nn]; contending.len()];
+    let mut total = vec![0.0; nn];
+    let mut f = [0.0; NODES];
+    for (ci, &k) in contending.iter().enumerate() {
+        let g = &groups[k];
+        let (a1, b1) = (g.d.alpha - 1.0, g.d.beta - 1.0);
+        let mut fstart = g.d.cdf(cut);
+        for p in 0..np {
+            let (u, v) = (cuts[p], cuts[p + 1]);
+            let base = p * NODES;
+            if v <= g.sup.0 {
+                let l = fstart.max(1e-300).ln();
+                lncdf[ci][base..base + NODES].fill(l);
+                continue;
+            }
+            if u >= g.sup.1 {
+                // above its support: F = 1, f = 0 (ln F = 0 already)
+                continue;
+            }
+            let h = 0.5 * (v - u);
+            for i in 0..NODES {
+                let j = base + i;
+                let x = xs[j];
+                f[i] = if x < g.d.lo || x > g.d.hi {
+                    0.0
+                } else {
+                    let t = if a1 == 0.0 { 0.0 } else { a1 * lx[j] } + if b1 == 0.0 { 0.0 } else { b1 * l1[j] };
+                    (t + g.lnorm).exp()
+                };
+            }
+            for i in 0..NODES {
+                let mut acc = 0.0;
+                for (k2, fk) in f.iter().enumerate() {
+                    acc += rule.s[i][k2] * fk;
+                }
+                let fx = (fstart + h * acc).clamp(0.0, 1.0);
+                dens[ci][base + i] = f[i];
+                lncdf[ci][base + i] = fx.max(1e-300).ln();
+            }
+            let mut acc = 0.0;
+            for (k2, fk) in f.iter().enumerate() {
+                acc += rule.w[k2] * fk;
+            }
+            fstart = (fstart + h * acc).clamp(0.0, 1.0);
+        }
+        let c = g.count as f64;
+        for j in 0..nn {
+            total[j] += c * lncdf[ci][j];
+        }
+    }
+    let mut qg = vec![0.0; groups.len()];
+    for (ci, &k) in contending.iter().enumerate() {
+        let mut q = 0.0;
+        for j in 0..nn {
+            let fj = dens[ci][j];
+            if fj > 0.0 && lncdf[ci][j] > -690.0 {
+                q += ws[j] * fj * (total[j] - lncdf[ci][j]).exp();
+            }
+        }
+        qg[k] = q;
+    }
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = qg[member[i]];
+    }
+    out
+}
+
+/// Samples a move index from q (the strategy σ's step 4), given a uniform number in [0, 1).
+pub fn sample(q: &[f64], u: f64) -> usize {
+    let total: f64 = q.iter().sum();
+    let mut t = u * total;
+    for (i, &x) in q.iter().enumerate() {
+        if t < x {
+            return i;
+        }
+        t -= x;
+    }
+    q.iter().rposition(|&x| x > 0.0).unwrap_or(0)
+}
+
+/// A reference q_m by adaptive quadrature with exact CDFs (slow; tests and checks).
+pub fn q_reference(dists: &[Dist], m: usize) -> f64 {
+    let fm = dists[m];
+    let (mean, sd) = fm.mean_sd();
+    let mut bp: Vec<f64> = vec![fm.lo, fm.hi];
+    for d in dists {
+        let (mu, s) = d.mean_sd();
+        for t in [
+            -30.0, -10.0, -5.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0,
+        ] {
+            bp.push(mu + t * s);
+        }
+    }
+    let _ = (mean, sd);
+    bp.retain(|&x| x >= fm.lo && x <= fm.hi);
+    bp.sort_by(f64::total_cmp);
+    bp.dedup();
+    let mut total = 0.0;
+    for w in bp.windows(2) {
+        total += super::quad::integrate(
+            |x| {
+                let mut v = fm.pdf(x);
+                if v == 0.0 {
+                    return 0.0;
+                }
+                for (j, d) in dists.iter().enumerate() {
+                    if j != m {
+                        v *= d.cdf(x);
+                        if v == 0.0 {
+                            break;
+                        }
+                    }
+                }
+                v
+            },
+            w[0],
+            w[1],
+            1e-12,
+        );
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::go::fastboard::FastRng;
+    use statrs::function::beta::inv_beta_reg;
+
+    fn d(n: u64, r: u64) -> Dist {
+        Dist::posterior(Counts { n, r })
+    }
+
+    #[test]
+    fn two_uniforms_and_a_hand_computed_pair() {
+        // two uniform moves: ½ each; Beta(2,1) (density 2x) against uniform: ∫ 2x · x dx = 2/3
+        let q = q_max(&[d(0, 0), d(0, 0)]);
+        assert_eq!(q, vec![0.5, 0.5]);
+        let q = q_max(&[d(1, 1), d(0, 0)]);
+        assert!((q[0] - 2.0 / 3.0).abs() < 1e-12, "{q:?}");
+        assert!((q[1] - 1.0 / 3.0).abs() < 1e-12);
+        // Beta(1,2) (density 2(1−x)) against Beta(2,1): ∫ 2(1−x) x² dx = 2(1/3 − 1/4) = 1/6
+        let q = q_max(&[d(1, 0), d(1, 1)]);
+        assert!((q[0] - 1.0 / 6.0).abs() < 1e-12, "{q:?}");
+        // three uniforms and a sure loser: the loser's q is 0 when its support ends below
+        let q = q_max(&[d(0, 0), d(0, 0), d(0, 0)]);
+        assert!(q.iter().all(|x| (x - 1.0 / 3.0).abs() < 1e-15));
+    }
+
+    #[test]
+    fn agrees_with_adaptive_quadrature_and_sums_to_one() {
+        let ds = [
+            d(0, 0),
+            d(3, 2),
+            d(40, 30),
+            d(1000, 700),
+            d(1000, 690),
+            d(5000, 3600),
+            d(10, 1),
+            d(20, 10).within(0.4, 0.9),
+            d(200, 150).flipped().flipped(),
+        ];
+        let q = q_max(&ds);
+        let sum: f64 = q.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-9, "{sum}");
+        for m in 0..ds.len() {
+            let r = q_reference(&ds, m);
+            assert!((q[m] - r).abs() < 1e-7, "move {m}: {} vs {r}", q[m]);
+        }
+    }
+
+    /// Conditional Monte Carlo: with c moves sharing m's distribution, q_m = E[∏ F_j(y)]/c over
+    /// the other distributions j, y the largest of the c (sampled as F⁻¹(U^{1/c}), U stratified),
+    /// exact CDFs from `statrs`.
+    fn q_monte_carlo(ds: &[Dist], m: usize, samples: usize, seed: u64) -> f64 {
+        let mut rng = FastRng::new(seed);
+        let fm = ds[m];
+        assert!(!fm.truncated());
+        let c = ds.iter().filter(|d| **d == fm).count();
+        let mut s = 0.0;
+        for i in 0..samples {
+            let u = ((i as f64 + rng.unit()) / samples as f64).powf(1.0 / c as f64);
+            let x = inv_beta_reg(fm.alpha, fm.beta, u);
+            let mut v = 1.0;
+            for dj in ds {
+                if *dj != fm {
+                    v *= dj.cdf(x);
+                }
+            }
+            s += v;
+        }
+        s / samples as f64 / c as f64
+    }
+
+    #[test]
+    fn three_hundred_sixty_one_moves_to_1e_6_against_monte_carlo() {
+        // a 19x19 position's legal moves: most never seen (uniform), some seen often
+        let mut rng = FastRng::new(19);
+        let mut ds = Vec::new();
+        for i in 0..361 {
+            if i % 3 == 0 {
+                ds.push(d(0, 0));
+            } else {
+                let n = 1 + rng.below(400) as u64;
+                let r = (n as f64 * (0.3 + 0.5 * rng.unit())) as u64;
+                ds.push(d(n, r.min(n)));
+            }
+        }
+        let q = q_max(&ds);
+        let sum: f64 = q.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-9, "{sum}");
+        let mut checked = 0;
+        for m in 0..ds.len() {
+            if m % 3 == 0 && m > 0 {
+                assert_eq!(q[m], q[0], "equal distributions, equal q");
+                continue;
+            }
+            if q[m] > 1e-2 || m < 3 {
+                let mc = q_monte_carlo(&ds, m, 10_000, m as u64);
+                assert!((q[m] - mc).abs() < 1e-6, "move {m}: {} vs MC {mc}", q[m]);
+                checked += 1;
+            }
+        }
+        assert!(checked >= 3);
+    }
+
+    #[test]
+    fn sampling_follows_q() {
+        let ds = [d(10, 8), d(10, 5), d(0, 0)];
+        let q = q_max(&ds);
+        let mut rng = FastRng::new(3);
+        let mut seen = [0usize; 3];
+        let n = 200_000;
+        for _ in 0..n {
+            seen[sample(&q, rng.unit())] += 1;
+        }
+        for i in 0..3 {
+            let f = seen[i] as f64 / n as f64;
+            let se = (q[i] * (1.0 - q[i]) / n as f64).sqrt();
+            assert!((f - q[i]).abs() < 5.0 * se, "{i}: {f} vs {}", q[i]);
+        }
+        // and q itself is what plain Monte Carlo of the argmax gives
+        let mut wins = [0usize; 3];
+        let m = 200_000;
+        for _ in 0..m {
+            let mut best = (0, -1.0);
+            for (j, dj) in ds.iter().enumerate() {
+                let x = inv_beta_reg(dj.alpha, dj.beta, rng.unit());
+                if x > best.1 {
+                    best = (j, x);
+                }
+            }
+            wins[best.0] += 1;
+        }
+        for i in 0..3 {
+            let f = wins[i] as f64 / m as f64;
+            let se = (q[i] * (1.0 - q[i]) / m as f64).sqrt();
+            assert!((f - q[i]).abs() < 5.0 * se, "{i}: {f} vs {}", q[i]);
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! Gomi's pattern database in the store (an SQLite file, the same one the ACADEMY may use):
+//! `gomi_entry (chi, formula, n, r)`, `gomi_reach (chi, next, count)`, `gomi_class (chi, name)`,
+//! and the view `gomi_estimate` (each entry with its Beta parameters and posterior mean). Saving
+//! adds what was learned since loading (`n = n + Δn`), in one transaction, so several evaluators
+//! may share a store and a killed one leaves it as it was.
+
+use std::collections::HashMap;
+
+use rusqlite::Connection;
+
+use super::estimate::Counts;
+use super::play::{Chi, Formula, Gomi};
+
+/// The tables.
+pub const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS gomi_entry (
+    chi INTEGER NOT NULL, formula INTEGER NOT NULL, n INTEGER NOT NULL, r INTEGER NOT NULL,
+    PRIMARY KEY (chi, formula));
+CREATE TABLE IF NOT EXISTS gomi_reach (
+    chi INTEGER NOT NULL, next INTEGER NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (chi, next));
+CREATE TABLE IF NOT EXISTS gomi_class (chi INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE VIEW IF NOT EXISTS gomi_estimate AS
+    SELECT e.chi, c.name AS class,
+           CASE e.formula WHEN 0 THEN 'MoverWins' WHEN 1 THEN 'OwnsPoint' WHEN 2 THEN 'isSeki'
+                          WHEN 3 THEN 'BlackWins' ELSE 'BlackOwnsElement' END AS formula,
+           e.n, e.r, e.r + 1 AS alpha, e.n + 1 - e.r AS beta,
+           (e.r + 1.0) / (e.n + 2.0) AS mean
+    FROM gomi_entry e LEFT JOIN gomi_class c ON c.chi = e.chi;
+";
+
+/// A loaded database and what it held when loaded (to save only the increments).
+#[derive(Debug)]
+pub struct Loaded {
+    /// The database.
+    pub gomi: Gomi,
+    base: HashMap<(Chi, Formula), Counts>,
+    base_reach: HashMap<(Chi, Chi), u32>,
+}
+
+fn open(path: &str) -> rusqlite::Result<Connection> {
+    let c = Connection::open(path)?;
+    c.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 600000;")?;
+    c.execute_batch(SCHEMA)?;
+    Ok(c)
+}
+
+/// Loads the database at `path` (created if needed).
+pub fn load(path: &str, gomi: Gomi) -> rusqlite::Result<Loaded> {
+    let c = open(path)?;
+    let mut gomi = gomi;
+    let mut st = c.prepare("SELECT chi, formula, n, r FROM gomi_entry")?;
+    let rows = st.query_map([], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, i64>(2)?,
+            r.get::<_, i64>(3)?,
+        ))
+    })?;
+    for row in rows {
+        let (chi, f, n, r) = row?;
+        if let Some(f) = Formula::from_code(f) {
+            gomi.entries.insert(
+                (chi as u64, f),
+                Counts {
+                    n: n as u64,
+                    r: r as u64,
+                },
+            );
+        }
+    }
+    let mut st = c.prepare("SELECT chi, next, count FROM gomi_reach")?;
+    let rows = st.query_map([], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
+    })?;
+    let mut base_reach = HashMap::new();
+    for row in rows {
+        let (a, b, k) = row?;
+        gomi.reach.entry(a as u64).or_default().insert(b as u64, k as u32);
+        base_reach.insert((a as u64, b as u64), k as u32);
+    }
+    let mut st = c.prepare("SELECT chi, name FROM gomi_class")?;
+    let rows = st.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+    for row in rows {
+        let (chi, name) = row?;
+        gomi.class_names.insert(chi as u64, name);
+    }
+    let base = gomi.entries.clone();
+    Ok(Loaded { gomi, base, base_reach })
+}
+
+impl Loaded {
+    /// Adds what was learned since loading to the database at `path`, in one transaction.
+    pub fn save(&mut self, path: &str) -> rusqlite::Result<usize> {
+        let mut c = open(path)?;
+        let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let mut changed = 0;
+        {
+            let mut up = tx.prepare(
+                "INSERT INTO gomi_entry (chi, formula, n, r) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (chi, formula) DO UPDATE SET n = n + excluded.n, r = r + excluded.r",
+            )?;
+            for (&(chi, f), &cnt) in &self.gomi.entries {
+                let b = self.base.get(&(chi, f)).copied().unwrap_or_default();
+                if cnt.n > b.n {
+                    up.execute((chi as i64, f as i64, (cnt.n - b.n) as i64, (cnt.r - b.r) as i64))?;
+                    changed += 1;
+                }
+            }
+            let mut up = tx.prepare(
+                "INSERT INTO gomi_reach (chi, next, count) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (chi, next) DO UPDATE SET count = count + excluded.count",
+            )?;
+            for (&a, next) in &self.gomi.reach {
+                for (&b, &k) in next {
+                    let base = self.base_reach.get(&(a, b)).copied().unwrap_or(0);
+                    if k > base {
+                        up.execute((a as i64, b as i64, (k - base) as i64))?;
+                    }
+                }
+            }
+            let mut up = tx.prepare("INSERT OR IGNORE INTO gomi_class (chi, name) VALUES (?1, ?2)")?;
+            for (&chi, name) in &self.gomi.class_names {
+                up.execute((chi as i64, name))?;
+            }
+        }
+        tx.commit()?;
+        self.base = self.gomi.entries.clone();
+        self.base_reach = self
+            .gomi
+            .reach
+            .iter()
+            .flat_map(|(&a, m)| m.iter().map(move |(&b, &k)| ((a, b), k)))
+            .collect();
+        Ok(changed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::go::board::Color;
+    use crate::go::fastboard::FastBoard;
+    use crate::knowledge::gomi::play::Settings;
+
+    #[test]
+    fn two_evaluators_add_up_in_the_store() {
+        let path = std::env::temp_dir().join(format!("ets-gomi-{}.db", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let p = path.to_string_lossy().to_string();
+        let b = FastBoard::new(5).unwrap();
+        let mut a = load(&p, Gomi::new(Settings::default())).unwrap();
+        let mut c = load(&p, Gomi::new(Settings::default())).unwrap();
+        a.gomi.evaluate(&b, Color::Black, 5, 1, true, &[("x".into(), vec![])]);
+        c.gomi.evaluate(&b, Color::Black, 7, 2, true, &[("x".into(), vec![])]);
+        a.save(&p).unwrap();
+        c.save(&p).unwrap();
+        let d = load(&p, Gomi::new(Settings::default())).unwrap();
+        let chi = crate::knowledge::gomi::play::class_chi("x");
+        assert_eq!(d.gomi.counts(chi, Formula::BlackWins).n, 12);
+        let total = |g: &Gomi| {
+            g.entries
+                .iter()
+                .filter(|(k, _)| k.1 == Formula::MoverWins)
+                .map(|(_, c)| c.n)
+                .sum::<u64>()
+        };
+        assert_eq!(total(&d.gomi), total(&a.gomi) + total(&c.gomi));
+        let _ = std::fs::remove_file(&path);
+    }
+}

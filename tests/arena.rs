@@ -1,0 +1,147 @@
+//! `ets arena` end to end: a few fast games between two ets settings (always), and between ets
+//! and GNU Go when it is installed; SGF files, the store, resuming, the summary. No game may end
+//! by an illegal move or a crash of ets.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ets::player::arena::Store;
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ets-arena-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn arena(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_ets"))
+        .arg("arena")
+        .args(args)
+        .arg("--store")
+        .arg(dir.join("arena.sqlite"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn two_ets_settings_play_score_store_and_resume() {
+    let dir = tmp("self");
+    let a = "a=ets gtp --playouts 150 --seed 1";
+    let b = "b=ets gtp --playouts 150 --seed 2 --no-classes";
+    let args = [
+        "--engine",
+        a,
+        "--engine",
+        b,
+        "--games",
+        "2",
+        "--size",
+        "7",
+        "--komi",
+        "7.5",
+        "--name",
+        "t",
+        "--parallel",
+        "2",
+        "--curve",
+    ];
+    let curve = dir.join("curve.svg");
+    let mut v: Vec<&str> = args.to_vec();
+    let cs = curve.to_str().unwrap().to_string();
+    v.push(&cs);
+    let out = arena(&dir, &v);
+    assert!(out.contains("2 game(s) played now, 2 in the store"), "{out}");
+    assert!(out.contains("ratings (Bradley-Terry"), "{out}");
+    assert!(std::fs::read_to_string(&curve).unwrap().starts_with("<svg"));
+    let store = Store::open(&dir.join("arena.sqlite")).unwrap();
+    let rows = store.rows(Some("t")).unwrap();
+    assert_eq!(rows.len(), 2);
+    // Colours alternate.
+    assert_eq!((rows[0].black.as_str(), rows[1].black.as_str()), ("a", "b"));
+    for r in &rows {
+        assert!(!matches!(r.reason.as_str(), "illegal" | "crash" | "timeout"), "{r:?}");
+    }
+    // Every game has its SGF with a result.
+    let sgfs: Vec<_> = std::fs::read_dir(dir.join("arena-t")).unwrap().flatten().collect();
+    assert_eq!(sgfs.len(), 2);
+    for f in sgfs {
+        let t = std::fs::read_to_string(f.path()).unwrap();
+        assert!(t.contains("RE[") && t.contains("SZ[7]") && t.contains(";B["), "{t}");
+        ets::go::sgf::Sgf::parse(&t).unwrap();
+    }
+    // Resuming: the same arena with more games plays only the new ones.
+    let mut v2 = v.clone();
+    let i = v2.iter().position(|x| *x == "2").unwrap();
+    v2[i] = "3";
+    let out = arena(&dir, &v2);
+    assert!(out.contains("1 game(s) played now, 3 in the store"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_crashing_engine_loses() {
+    let dir = tmp("crash");
+    let out = arena(
+        &dir,
+        &[
+            "--engine",
+            "ets=ets gtp --playouts 50",
+            "--engine",
+            "broken=sh -c 'read x; exit 3'",
+            "--games",
+            "2",
+            "--size",
+            "5",
+            "--name",
+            "c",
+        ],
+    );
+    assert!(out.contains("crash 2"), "{out}");
+    let rows = Store::open(&dir.join("arena.sqlite")).unwrap().rows(Some("c")).unwrap();
+    for r in rows {
+        let ets_won = (r.black == "ets") == (r.winner.as_deref() == Some("B"));
+        assert!(ets_won, "{r:?}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn ets_against_gnugo() {
+    let gnugo = Path::new("/usr/games/gnugo");
+    if !gnugo.exists() {
+        eprintln!("skipped: GNU Go is not installed at /usr/games/gnugo");
+        return;
+    }
+    let dir = tmp("gnugo");
+    let out = arena(
+        &dir,
+        &[
+            "--engine",
+            "ets=ets gtp --playouts 300",
+            "--engine",
+            "gnugo=/usr/games/gnugo --mode gtp --level 0 --chinese-rules",
+            "--games",
+            "2",
+            "--size",
+            "7",
+            "--komi",
+            "7.5",
+            "--name",
+            "g",
+        ],
+    );
+    assert!(out.contains("2 in the store"), "{out}");
+    let rows = Store::open(&dir.join("arena.sqlite")).unwrap().rows(Some("g")).unwrap();
+    for r in &rows {
+        let ets_lost = (r.black == "ets") != (r.winner.as_deref() == Some("B"));
+        assert!(
+            !(ets_lost && matches!(r.reason.as_str(), "illegal" | "crash" | "timeout")),
+            "ets lost by {}: {r:?}",
+            r.reason
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
