@@ -93,19 +93,25 @@ pub fn pipeline(data: &[u8]) {
         .chain(r.moves[..n].iter().map(|m| m.point))
         .collect();
     let st = setting();
-    let t = ets::go::classify::classify_every(st, positions, &last, opts, Some(2)).expect("classify_every");
-    // One input in eight: the batch classification of the last position beside the timeline.
+    let t = ets::go::classify::classify_game(std::sync::Arc::new(st.clone()), positions, &last, opts, Some(2))
+        .expect("classify_game");
+    // One input in eight: the classification snapshot of the last position beside the timeline.
     if data.iter().fold(0u8, |a, &b| a.wrapping_add(b)) % 8 != 0 {
         return;
     }
     let b = ets::go::classify::classify(st, positions, &last, opts, Some(2)).expect("classify");
-    for level in 0..b.named.len().min(t.named.len()) {
+    for level in 0..b.named.len().min(t.timeline().levels().len()) {
         let mut alive_t: BTreeMap<(String, Vec<Point>), usize> = BTreeMap::new();
-        for i in t.alive_at(level, n as u32) {
-            let mut v = t.named[level][i].vertices.clone();
+        for e in t.present(level as u32, n as u32, false) {
+            let mut v = t.vertices(level as u32, e, n as u32);
             v.sort();
             *alive_t
-                .entry((st.class(t.class_of(level, i)).name.clone(), v))
+                .entry((
+                    st.class(t.timeline().level(level as u32).element(e).class())
+                        .name
+                        .clone(),
+                    v,
+                ))
                 .or_default() += 1;
         }
         let mut alive_b: BTreeMap<(String, Vec<Point>), usize> = BTreeMap::new();

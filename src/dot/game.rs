@@ -17,6 +17,8 @@ use super::view::{ElementView, Grid, LevelView};
 /// One element of a level, as pictures need it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GameElement {
+    /// Its id in its level (as `ets classify` prints it: `L{level}:{id}`).
+    pub id: u32,
     /// Its class.
     pub class: ClassId,
     /// Its members: primitives at level 0, elements of the level below above it.
@@ -34,7 +36,7 @@ pub struct GameElement {
 pub struct GameLevel {
     /// The level.
     pub level: u32,
-    /// Its elements (indices are the ids `L{level}:{index}` that `ets classify` prints).
+    /// Its elements (each with the id `ets classify` prints).
     pub elements: Vec<GameElement>,
     /// Overlaps `(a, b, constraints)` with `a < b`.
     pub overlaps: Vec<(u32, u32, Vec<ConstraintId>)>,
@@ -66,6 +68,7 @@ impl GameLevel {
                         .iter()
                         .zip(named)
                         .map(|(e, n)| GameElement {
+                            id: n.id,
                             class: e.class,
                             members: e.nodes.clone(),
                             vertices: n.vertices.clone(),
@@ -196,7 +199,7 @@ pub fn overlap_view(
             let class = setting.class(e.class).name.clone();
             let vs = vertex_list(&e.vertices, rows);
             ElementView {
-                id: format!("L{}:{i}", l.level),
+                id: format!("L{}:{}", l.level, e.id),
                 tooltip: format!("{class} {vs} (since move {})", e.born),
                 class,
                 detail: vs,

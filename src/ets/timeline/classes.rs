@@ -26,6 +26,7 @@ pub(crate) struct ClassRt {
     /// Constraint → local index (the constraints the class uses in a set or records).
     pub local: FxHashMap<ConstraintId, u16>,
     /// Per state, per local constraint: the transitions `(set, target)` through a set holding it.
+    #[allow(clippy::type_complexity)]
     pub moves: Vec<Vec<SmallVec<[(u8, u32); 2]>>>,
     /// Per state, per local constraint: whether some state reachable from it (itself included)
     /// may use the constraint (a pending candidate is kept only while this holds).

@@ -351,25 +351,23 @@ impl Level {
         if el.touched == cx.t {
             return;
         }
-        if el.touched != NONE && el.touched < cx.t {
-            if cx.journal.is_some() {
-                let snap = ElemSnap {
-                    state: el.state,
-                    complete_at: el.complete_at,
-                    ended: el.ended,
-                    merged_into: el.merged_into,
-                    end_kind: el.end_kind,
-                    apps: el.apps.len() as u32,
-                    runs: el.runs.len() as u32,
-                    nodes: el.nodes.len() as u32,
-                    pending: el.pending.clone(),
-                    open: el.open,
-                    last: el.last,
-                    touched: el.touched,
-                    applied_at: el.applied_at,
-                };
-                cx.log(Entry::Elem(self.n as u8, e, Box::new(snap)));
-            }
+        if el.touched != NONE && el.touched < cx.t && cx.journal.is_some() {
+            let snap = ElemSnap {
+                state: el.state,
+                complete_at: el.complete_at,
+                ended: el.ended,
+                merged_into: el.merged_into,
+                end_kind: el.end_kind,
+                apps: el.apps.len() as u32,
+                runs: el.runs.len() as u32,
+                nodes: el.nodes.len() as u32,
+                pending: el.pending.clone(),
+                open: el.open,
+                last: el.last,
+                touched: el.touched,
+                applied_at: el.applied_at,
+            };
+            cx.log(Entry::Elem(self.n as u8, e, Box::new(snap)));
         }
         self.elems[e as usize].touched = cx.t;
     }
@@ -609,11 +607,9 @@ impl Level {
                 }
                 let cr = &self.table.classes[cls as usize];
                 let Some(l) = cr.local_of(c) else { continue };
-                if cr.recorded[l] {
-                    if self.store.nodes(m).iter().all(|&y| self.holds(e, y)) {
-                        self.apply(cx, e, m, RECORDED);
-                        continue;
-                    }
+                if cr.recorded[l] && self.store.nodes(m).iter().all(|&y| self.holds(e, y)) {
+                    self.apply(cx, e, m, RECORDED);
+                    continue;
                 }
                 // `e` holds x: a match holding x without a context part shares a node with it.
                 if self.table.users[c.0 as usize].contains(&cls)

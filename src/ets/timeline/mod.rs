@@ -528,10 +528,10 @@ impl Timeline {
         for &e in &below.delta.ended {
             let x = below.above[e as usize];
             if x != NONE && lv.host.ended(x).is_none() {
-                if (x as usize) < host_before {
-                    if let Some(j) = journal.as_deref_mut() {
-                        j.push(Entry::HostEnded(n as u8, x));
-                    }
+                if (x as usize) < host_before
+                    && let Some(j) = journal.as_deref_mut()
+                {
+                    j.push(Entry::HostEnded(n as u8, x));
                 }
                 lv.host.end(x, t);
             }
@@ -782,10 +782,10 @@ fn derive_n(
             }
             let v = &mut lv.index[x as usize];
             if v.last() != Some(&m) {
-                if (x as usize) < host_before {
-                    if let Some(j) = journal.as_deref_mut() {
-                        j.push(Entry::Index(n as u8, x, v.len() as u32));
-                    }
+                if (x as usize) < host_before
+                    && let Some(j) = journal.as_deref_mut()
+                {
+                    j.push(Entry::Index(n as u8, x, v.len() as u32));
                 }
                 v.push(m);
             }
