@@ -3,18 +3,19 @@
 //! `ets bench --classify GAME`, which runs both in one process.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ets::go::classify::{classify_every, embedded_setting};
+use ets::go::classify::{classify_game, embedded_setting};
 use ets::go::game::Replay;
 use ets::go::record::RecordOptions;
 use ets::go::sgf::Sgf;
 use std::hint::black_box;
+use std::sync::Arc;
 
 fn bench(c: &mut Criterion) {
-    let Ok(bytes) = std::fs::read("../shared/data/games/tom-9d/2005-01/8557986.sgf") else {
+    let Ok(bytes) = std::fs::read("tests/data/games/tom-9d/2005-01-8557986.sgf") else {
         eprintln!("no shared games; skipping");
         return;
     };
-    let st = embedded_setting().1.expect("setting");
+    let st = Arc::new(embedded_setting().1.expect("setting"));
     let r = Replay::from_sgf(&Sgf::parse_bytes(bytes).unwrap(), 0, &[]).unwrap();
     let last: Vec<_> = std::iter::once(None).chain(r.moves.iter().map(|m| m.point)).collect();
     let mut g = c.benchmark_group("classify");
@@ -22,10 +23,10 @@ fn bench(c: &mut Criterion) {
     g.bench_function("every_position_levels_0_2", |b| {
         b.iter(|| {
             black_box(
-                classify_every(&st, &r.positions, &last, RecordOptions::default(), Some(2))
+                classify_game(st.clone(), &r.positions, &last, RecordOptions::default(), Some(2))
                     .unwrap()
-                    .named
-                    .len(),
+                    .timeline()
+                    .steps(),
             )
         })
     });
@@ -33,10 +34,16 @@ fn bench(c: &mut Criterion) {
     g.bench_function("first_60_positions_levels_0_2", |b| {
         b.iter(|| {
             black_box(
-                classify_every(&st, &r.positions[..n], &last[..n], RecordOptions::default(), Some(2))
-                    .unwrap()
-                    .named
-                    .len(),
+                classify_game(
+                    st.clone(),
+                    &r.positions[..n],
+                    &last[..n],
+                    RecordOptions::default(),
+                    Some(2),
+                )
+                .unwrap()
+                .timeline()
+                .steps(),
             )
         })
     });

@@ -12,19 +12,22 @@ use ets::go::game::Replay;
 use ets::go::record::RecordOptions;
 use ets::go::sgf::Sgf;
 
-fn main() {
+fn main() -> std::process::ExitCode {
     let games: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(20);
     let step: usize = std::env::args().nth(2).and_then(|s| s.parse().ok()).unwrap_or(50);
-    let gnugo = ["gnugo", "/usr/games/gnugo"]
+    let Some(gnugo) = ["gnugo", "/usr/games/gnugo"]
         .into_iter()
         .find(|g| Command::new(g).arg("--version").output().is_ok())
-        .expect("gnugo is not installed");
+    else {
+        eprintln!("dragons: GNU Go is not installed (apt-get install gnugo)\nusage: dragons [GAMES] [STEP]");
+        return std::process::ExitCode::from(2);
+    };
     let st = embedded_setting().1.expect("setting");
-    let mut files: Vec<_> = std::fs::read_dir("../shared/data/games/tom-9d/2005-06")
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
+    let dir = ["../shared/data/games/tom-9d/2005-06", "tests/data/games/tom-9d"]
+        .into_iter()
+        .find(|d| std::path::Path::new(d).is_dir())
+        .expect("the sample games ship with the repository");
+    let mut files: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).collect();
     files.sort();
     let (mut dragons, mut exact, mut pairs, mut agree, mut positions) = (0usize, 0usize, 0u64, 0u64, 0usize);
     for f in files.iter().take(games) {
@@ -107,7 +110,7 @@ fn main() {
             positions += 1;
         }
     }
-    println!("{games} games of tom-9d/2005-06, every {step} moves: {positions} positions, {dragons} GNU Go dragons");
+    println!("{games} games of {dir}, every {step} moves: {positions} positions, {dragons} GNU Go dragons");
     println!(
         "dragons equal to one of our groups (stone sets): {exact} ({:.1}%)",
         100.0 * exact as f64 / dragons.max(1) as f64
@@ -116,4 +119,5 @@ fn main() {
         "same-colour stone pairs on which we agree (same dragon iff same group): {agree}/{pairs} ({:.1}%)",
         100.0 * agree as f64 / pairs.max(1) as f64
     );
+    std::process::ExitCode::SUCCESS
 }

@@ -207,8 +207,20 @@ fn level_n_links_are_class_element_links() {
 #[test]
 fn the_engine_knows_nothing_of_go() {
     let forbidden = ["go::", "sgf", "board", "stone", "goban", "baduk", "weiqi"];
-    for entry in std::fs::read_dir("src/ets").unwrap() {
-        let path = entry.unwrap().path();
+    let mut dirs = vec![std::path::PathBuf::from("src/ets")];
+    let mut files = Vec::new();
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    assert!(files.len() > 15, "{} files", files.len());
+    for path in files {
         let text = std::fs::read_to_string(&path).unwrap().to_lowercase();
         for w in forbidden {
             assert!(!text.contains(w), "{} names `{w}`", path.display());

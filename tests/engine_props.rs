@@ -7,8 +7,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use ets::demo::bank;
-use ets::ets::recognition::{ClassView, MatchTable, SeedMerge, level_constraints, recognize_level_found_with};
-use ets::ets::sweep::{SweepIndex, SweepScratch, eligible, sweep};
+use ets::ets::timeline::Timeline;
 use ets::ets::{
     Alphabet, GenerateOptions, Setting, Struct, StructError, all_matches, assemble, canonical_form, generate,
     labelled_eq, recognize, structurally_identical,
@@ -258,19 +257,41 @@ proptest! {
     }
 
     #[test]
-    fn sweep_and_batch_recognition_agree(r in recipe(), salt in any::<u64>()) {
-        // The same level-0 elements whether closure classes are recognised in one sweep over the
-        // node ids or each start match's closure in turn; in the struct as built (ids in time
-        // order) and rebuilt in another order (where the sweep may not apply and batch is used).
-        let st = bank::setting();
+    fn a_struct_grown_step_by_step_gives_the_elements_of_one_step(r in recipe(), cuts in prop::collection::vec(any::<u16>(), 0..6)) {
+        // The closure class `account_use` (every step after the first loops, every match forward):
+        // growing the struct in steps and taking it in one step give the same elements.
+        let st = Arc::new(bank::setting());
         let s = build(st.alphabet(), &r, 0);
-        let (t, _) = reorder(&s, salt);
-        for host in [&s, &t] {
-            let (ta, a) = recognize_level_found_with(&st, 0, host, false);
-            let (tb, b) = recognize_level_found_with(&st, 0, host, true);
-            prop_assert_eq!(ta.len(), tb.len());
-            prop_assert_eq!(a, b);
+        let one = timeline_elements(&grow(&st, &s, &[]), "account_use");
+        let cut: Vec<u32> = cuts.iter().map(|&c| c as u32 % (s.len() as u32 + 1)).collect();
+        let many = timeline_elements(&grow(&st, &s, &cut), "account_use");
+        prop_assert_eq!(one, many);
+    }
+
+    #[test]
+    fn undo_takes_every_step_back(r in recipe(), cuts in prop::collection::vec(any::<u16>(), 1..6)) {
+        // Every step taken back leaves the timeline as it was before the step: its elements,
+        // matches, and the deltas of the step before.
+        let st = Arc::new(bank::setting());
+        let s = build(st.alphabet(), &r, 0);
+        let mut cut: Vec<u32> = cuts.iter().map(|&c| c as u32 % (s.len() as u32 + 1)).collect();
+        cut.sort_unstable();
+        cut.dedup();
+        let mut tl = Timeline::new(st.clone(), None);
+        tl.keep_journal(true);
+        let mut prints = vec![fingerprint(&tl)];
+        let mut from = 0;
+        for &c in cut.iter().chain(std::iter::once(&(s.len() as u32))) {
+            step(&mut tl, &s, from, c);
+            from = c;
+            prints.push(fingerprint(&tl));
         }
+        prints.pop();
+        while let Some(p) = prints.pop() {
+            tl.undo().unwrap();
+            prop_assert_eq!(fingerprint(&tl), p);
+        }
+        prop_assert!(tl.undo().is_err());
     }
 
     #[test]
@@ -330,43 +351,86 @@ fn generators_produce_rich_structs() {
     eprintln!("{procs} processes, {elems} elements over 64 recipes");
 }
 
-#[test]
-fn the_sweep_is_taken_where_its_conditions_hold() {
-    // Guard against a vacuous comparison above: in structs built in time order, the closure class
-    // `account_use` meets the sweep's conditions (and is then recognised by it) in many samples,
-    // and the sequence class `shopping_trip` never does (it is recognised in batch).
-    use proptest::strategy::ValueTree;
-    use proptest::test_runner::TestRunner;
-    let st = bank::setting();
-    let class = |name: &str| {
-        st.classes_at(0)
-            .into_iter()
-            .find(|&c| st.class(c).name == name)
-            .unwrap()
-    };
-    let (uses, trip) = (class("account_use"), class("shopping_trip"));
-    let mut runner = TestRunner::deterministic();
-    let (mut swept, mut with_matches) = (0, 0);
-    for _ in 0..64 {
-        let r = recipe().new_tree(&mut runner).unwrap().current();
-        let s = build(st.alphabet(), &r, 0);
-        let table = MatchTable::build(&st, &level_constraints(&st, 0), &s);
-        let (index, order) = SweepIndex::with_order(&st, &table);
-        assert!(!eligible(&st, trip, &index));
-        if !table.is_empty() {
-            with_matches += 1;
-            if eligible(&st, uses, &index) {
-                // An eligible class over its own table's index is swept (not declined).
-                let view = ClassView::new(&st, uses);
-                let seeds = SeedMerge::new(&view, &table, &order);
-                assert!(sweep(&st, uses, &table, &index, seeds, &mut SweepScratch::default()).is_some());
-                swept += 1;
-            }
+/// One step of `tl` holding the primitives `from..to` of `s` (built in time order).
+fn step(tl: &mut Timeline, s: &Struct, from: u32, to: u32) {
+    tl.begin_step().unwrap();
+    for n in from..to {
+        let x = tl.add(s.kind_of(n)).unwrap();
+        assert_eq!(x, n);
+        let inc: Vec<_> = s.incoming(n).collect();
+        for (m, p) in inc {
+            tl.connect(m, p.from_site as usize, x, p.to_site as usize).unwrap();
         }
     }
-    assert!(
-        swept * 2 > with_matches,
-        "swept in {swept} of {with_matches} samples with matches"
-    );
-    eprintln!("account_use swept in {swept} of {with_matches} samples with matches");
+    tl.end_step().unwrap();
+}
+
+/// A timeline holding `s`, cut into steps before each primitive of `cuts`.
+fn grow(st: &Arc<Setting>, s: &Struct, cuts: &[u32]) -> Timeline {
+    let mut cut: Vec<u32> = cuts.to_vec();
+    cut.push(s.len() as u32);
+    cut.sort_unstable();
+    cut.dedup();
+    let mut tl = Timeline::new(st.clone(), None);
+    let mut from = 0;
+    for c in cut {
+        step(&mut tl, s, from, c);
+        from = c;
+    }
+    tl
+}
+
+/// The elements of `class` at the end: (sorted nodes, number of applications).
+fn timeline_elements(tl: &Timeline, class: &str) -> BTreeSet<(Vec<u32>, usize)> {
+    let st = tl.setting();
+    let lv = tl.level(0);
+    lv.elements()
+        .iter()
+        .filter(|e| !e.is_stillborn() && e.merged_into().is_none() && st.class(e.class()).name == class)
+        .map(|e| {
+            let mut n = e.nodes().to_vec();
+            n.sort_unstable();
+            n.dedup();
+            (n, e.applications().len())
+        })
+        .collect()
+}
+
+/// Everything a step changes, written out.
+fn fingerprint(tl: &Timeline) -> String {
+    let mut out = format!("{} nodes {} steps\n", tl.strukt().len(), tl.steps());
+    for lv in tl.levels() {
+        out += &format!(
+            "level {} matches {} delta {:?}\n",
+            lv.number(),
+            lv.match_count(),
+            lv.delta()
+        );
+        for (i, e) in lv.elements().iter().enumerate() {
+            let apps: Vec<(u32, u32)> = e.applications_with_steps().collect();
+            out += &format!(
+                "{i}: {:?} born {} done {:?} ended {:?} {:?} into {:?} apps {:?} sets {:?} nodes {:?} above {:?}\n",
+                e.class(),
+                e.born(),
+                e.completed(),
+                e.ended(),
+                e.end_kind(),
+                e.merged_into(),
+                apps,
+                e.sets(),
+                e.nodes(),
+                lv.node_above(i as u32)
+            );
+        }
+        if lv.number() > 0 {
+            let ended: Vec<Option<u32>> = (0..lv.host().len() as u32).map(|n| lv.host().ended(n)).collect();
+            out += &format!(
+                "host {} ended {:?} links {:?}\n",
+                lv.host().len(),
+                ended,
+                lv.host().links()
+            );
+        }
+    }
+    out
 }

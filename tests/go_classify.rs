@@ -1,21 +1,22 @@
-//! Classification of real and random positions into the thesis's classes, checked against
-//! independent rule code (flood fills, jump geometry) written here, in the tests, as oracles.
+//! Classification of real and random games into the thesis's classes, through the one timeline,
+//! checked against independent rule code (flood fills, jump geometry, capture rules) written here,
+//! in the tests, as oracles.
 
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use ets::ets::Setting;
 use ets::go::board::{Board, Cell, Color, Point};
-use ets::go::classify::{Classification, Timeline, classify, classify_every, classify_every_scratch, embedded_setting};
+use ets::go::classify::{Classification, GoTimeline, classify_game, embedded_setting};
 use ets::go::game::Replay;
 use ets::go::record::{Attention, RecordOptions};
 use ets::go::sgf::Sgf;
 
-fn setting() -> &'static Setting {
-    static S: OnceLock<Setting> = OnceLock::new();
-    S.get_or_init(|| embedded_setting().1.expect("the embedded setting compiles"))
+fn setting() -> &'static Arc<Setting> {
+    static S: OnceLock<Arc<Setting>> = OnceLock::new();
+    S.get_or_init(|| Arc::new(embedded_setting().1.expect("the embedded setting compiles")))
 }
 
 fn game(p: &Path) -> Replay {
@@ -26,29 +27,47 @@ fn last_moves(r: &Replay) -> Vec<Option<Point>> {
     std::iter::once(None).chain(r.moves.iter().map(|m| m.point)).collect()
 }
 
-/// The games of `dir` in `../shared/data/games`; without the corpus (a fresh clone), those of
-/// the shipped sample `tests/data/games` (`tom-9d/2003-09` → the sample's `tom-9d/2003-09-*`).
-fn files(dir: &str) -> Vec<PathBuf> {
-    let shared = Path::new("../shared/data/games");
-    if !shared.is_dir() {
-        eprintln!("../shared/data/games is absent: using the shipped sample tests/data/games for `{dir}`");
-        let (top, month) = dir.split_once('/').unwrap_or((dir, ""));
-        let mut v: Vec<PathBuf> = std::fs::read_dir(Path::new("tests/data/games").join(top))
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with(month)))
-            .collect();
-        v.sort();
-        return v;
-    }
-    let mut v: Vec<PathBuf> = std::fs::read_dir(shared.join(dir))
+/// The sample games shipped in `tests/data/games` (`dir` below it), sorted.
+fn sample(dir: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(Path::new("tests/data/games").join(dir))
         .unwrap()
         .flatten()
         .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "sgf"))
         .collect();
     v.sort();
     v
+}
+
+/// Up to `n` games of the corpus in `../shared/data/games/<dir>`, or none (with a message) when it
+/// is absent.
+fn corpus(dir: &str, n: usize) -> Vec<PathBuf> {
+    let d = Path::new("../shared/data/games").join(dir);
+    let Ok(rd) = std::fs::read_dir(&d) else {
+        eprintln!("skipping the corpus: {} is absent", d.display());
+        return Vec::new();
+    };
+    let mut v: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+    v.sort();
+    v.truncate(n);
+    v
+}
+
+fn opts(attention: Attention) -> RecordOptions {
+    RecordOptions {
+        attention,
+        layers: if matches!(attention, Attention::Focus { .. }) {
+            3
+        } else {
+            1
+        },
+    }
+}
+
+const MODES: [Attention; 3] = [Attention::Full, Attention::FOCUS, Attention::SWEEP];
+
+fn timeline(r: &Replay, att: Attention, top: u32) -> GoTimeline {
+    classify_game(setting().clone(), &r.positions, &last_moves(r), opts(att), Some(top)).unwrap()
 }
 
 /// Oracle: the blocks of a board by flood fill.
@@ -76,231 +95,115 @@ fn flood_blocks(b: &Board, c: Color) -> BTreeSet<Vec<Point>> {
     out
 }
 
-fn elements_of(
-    st: &Setting,
-    levels: &[ets::ets::hierarchy::LevelResult],
-    named: &[Vec<ets::go::classify::Named>],
-    class: &str,
-) -> Vec<Vec<Point>> {
-    let mut v = Vec::new();
-    for (l, nm) in levels.iter().zip(named) {
-        for (e, n) in l.elements.iter().zip(nm) {
-            if st.class(e.class).name == class && n.died.is_none() {
-                v.push(n.vertices.clone());
-            }
-        }
-    }
-    v.sort();
-    v
-}
-
-/// The vertices of the `class` instances of `level` alive at `pos` in a timeline.
-fn timeline_elements(st: &Setting, t: &Timeline, level: usize, pos: u32, class: &str) -> Vec<Vec<Point>> {
-    let mut v: Vec<Vec<Point>> = t
-        .alive_at(level, pos)
+/// The vertices of the `class` elements of `level` present at position `t`.
+fn present(g: &GoTimeline, level: u32, t: u32, class: &str) -> Vec<Vec<Point>> {
+    let st = g.setting();
+    let lv = g.timeline().level(level);
+    let mut v: Vec<Vec<Point>> = g
+        .present(level, t, false)
         .into_iter()
-        .filter(|&i| st.class(t.class_of(level, i)).name == class)
-        .map(|i| t.named[level][i].vertices.clone())
+        .filter(|&e| st.class(lv.element(e).class()).name == class)
+        .map(|e| g.vertices(level, e, t))
         .collect();
     v.sort();
     v
 }
 
 #[test]
-fn blocks_are_the_rules_blocks_at_every_position() {
-    let st = setting();
-    let mut games: Vec<PathBuf> = files("9x9");
-    games.extend(files("tom-9d/2003-09").into_iter().take(2));
+fn blocks_are_the_rules_blocks_at_every_position_in_every_attention_mode() {
+    let mut games = sample("9x9");
+    games.extend(sample("tom-9d").into_iter().take(2));
+    games.extend(corpus("tom-9d/2003-09", 2));
     let mut checked = 0;
-    for f in games {
-        let r = game(&f);
-        let t = classify_every(st, &r.positions, &last_moves(&r), RecordOptions::default(), Some(1)).unwrap();
-        for pos in 0..r.positions.len() {
-            let b = &r.positions[pos];
-            for (c, class) in [(Color::Black, "black_block"), (Color::White, "white_block")] {
-                let got: Vec<Vec<Point>> = timeline_elements(st, &t, 1, pos as u32, class);
-                let want: Vec<Vec<Point>> = flood_blocks(b, c).into_iter().collect();
-                assert_eq!(got, want, "{} position {pos} {class}", f.display());
-                checked += want.len();
+    for f in &games {
+        let r = game(f);
+        for att in MODES {
+            // A pan over a 19x19 board costs seventeen layers a position: the first half of the
+            // game is enough there.
+            let r = &cut(&r, att);
+            let g = timeline(r, att, 1);
+            for pos in 0..r.positions.len() {
+                let b = &r.positions[pos];
+                for (c, class) in [(Color::Black, "black_block"), (Color::White, "white_block")] {
+                    let got = present(&g, 1, pos as u32, class);
+                    let want: Vec<Vec<Point>> = flood_blocks(b, c).into_iter().collect();
+                    assert_eq!(got, want, "{} {att:?} position {pos} {class}", f.display());
+                    checked += want.len();
+                }
             }
         }
     }
     assert!(checked > 10_000, "{checked} blocks checked");
 }
 
-#[test]
-fn a_block_keeps_its_identity_while_it_grows_and_ends_when_it_merges_or_is_captured() {
-    let st = setting();
-    let mut games: Vec<PathBuf> = files("9x9").into_iter().take(6).collect();
-    games.extend(files("tom-9d/2003-09").into_iter().take(1));
-    let (mut kept, mut ended) = (0, 0);
-    for f in games {
-        let r = game(&f);
-        let t = classify_every(st, &r.positions, &last_moves(&r), RecordOptions::default(), Some(1)).unwrap();
-        // Per position and colour: block (vertices) -> lineage.
-        let lineages = |pos: u32, class: &str| -> BTreeMap<Vec<Point>, usize> {
-            t.alive_at(1, pos)
-                .into_iter()
-                .filter(|&i| st.class(t.class_of(1, i)).name == class)
-                .map(|i| (t.named[1][i].vertices.clone(), t.lineage[0][i]))
-                .collect()
+/// Plays and removals the rules say happened: per class, (move, vertex).
+fn rule_changes(r: &Replay) -> BTreeMap<&'static str, BTreeSet<(u32, Point)>> {
+    let mut want: BTreeMap<&str, BTreeSet<(u32, Point)>> = BTreeMap::new();
+    for (k, m) in r.moves.iter().enumerate() {
+        let k = k as u32 + 1;
+        let (play, removal, opp) = match m.color {
+            Color::Black => ("black_play", "black_removal", "white_removal"),
+            Color::White => ("white_play", "white_removal", "black_removal"),
         };
-        for pos in 1..r.positions.len() as u32 {
-            for (c, class) in [(Color::Black, "black_block"), (Color::White, "white_block")] {
-                let before = lineages(pos - 1, class);
-                let after = lineages(pos, class);
-                let old_blocks = flood_blocks(&r.positions[pos as usize - 1], c);
-                for nb in flood_blocks(&r.positions[pos as usize], c) {
-                    // Oracle: a block continues the one old block it contains, if it contains
-                    // exactly one whole and that old block went into no other block.
-                    let touching: Vec<&Vec<Point>> = old_blocks
-                        .iter()
-                        .filter(|ob| ob.iter().any(|p| nb.contains(p)))
-                        .collect();
-                    let lin = after[&nb];
-                    if touching.len() == 1 && touching[0].iter().all(|p| nb.contains(p)) {
-                        assert_eq!(
-                            lin,
-                            before[touching[0]],
-                            "{} move {pos}: {nb:?} grew from {:?}",
-                            f.display(),
-                            touching[0]
-                        );
-                        kept += 1;
-                    } else {
-                        assert!(
-                            !before.values().any(|&l| l == lin),
-                            "{} move {pos}: {nb:?} is new",
-                            f.display()
-                        );
-                        ended += touching.len();
-                    }
-                }
-                // Captured blocks end: their lineage is gone.
-                for (ob, l) in &before {
-                    if ob.iter().all(|p| r.positions[pos as usize].get(*p) != Cell::Stone(c)) {
-                        assert!(
-                            !after.values().any(|x| x == l),
-                            "{} move {pos}: {ob:?} was captured",
-                            f.display()
-                        );
-                    }
+        if let Some(p) = m.point {
+            if m.effect.occupied.is_none() && !m.effect.suicide.contains(&p) {
+                want.entry(play).or_default().insert((k, p));
+            }
+            for &q in &m.effect.captured {
+                want.entry(opp).or_default().insert((k, q));
+            }
+            for &q in &m.effect.suicide {
+                if q != p {
+                    want.entry(removal).or_default().insert((k, q));
                 }
             }
         }
     }
-    assert!(
-        kept > 5_000 && ended > 100,
-        "{kept} continuations, {ended} merges checked"
-    );
+    want
 }
 
-/// A level-n element's identity independent of indexing: class, member identities, and how many
-/// applications it has.
-fn scratch_keys(
-    st: &Setting,
-    levels: &[ets::ets::hierarchy::LevelResult],
-    below: &dyn Fn(usize) -> String,
-) -> (BTreeSet<String>, Vec<String>) {
-    let mut keys = Vec::new();
-    for e in &levels[0].elements {
-        let mut m: Vec<String> = e.nodes.iter().map(|&x| below(x as usize)).collect();
-        m.sort();
-        keys.push(format!(
-            "{}[{}]#{}",
-            st.class(e.class).name,
-            m.join(","),
-            e.applications.len()
-        ));
+/// The game, or (a pan over a large board) its first 80 moves.
+fn cut(r: &Replay, att: Attention) -> Replay {
+    let mut r = r.clone();
+    if matches!(att, Attention::Sweep { .. }) && r.info.size.0 > 9 && r.moves.len() > 80 {
+        r.moves.truncate(80);
+        r.positions.truncate(81);
     }
-    (keys.iter().cloned().collect(), keys)
-}
-
-/// The same identity for an instance of a timeline's `level`, members named by `member`.
-fn instance_key(st: &Setting, t: &Timeline, level: usize, i: usize, member: &dyn Fn(usize) -> String) -> String {
-    let inst = &t.upper[level - 1][i];
-    let mut m: Vec<String> = inst.found.nodes.iter().map(|&x| member(x as usize)).collect();
-    m.sort();
-    format!(
-        "{}[{}]#{}",
-        st.class(inst.found.class).name,
-        m.join(","),
-        inst.found.apps.len()
-    )
+    r
 }
 
 #[test]
-fn incremental_classification_equals_recognition_afresh_at_every_position() {
+fn plays_and_removals_are_the_moves_and_captures_in_every_attention_mode() {
+    let mut games = sample("9x9");
+    games.extend(sample("alphago"));
+    games.extend(sample("tom-9d").into_iter().take(3));
+    games.extend(corpus("tom-9d/2004-06", 3));
     let st = setting();
-    let mut games: Vec<PathBuf> = files("9x9").into_iter().take(4).collect();
-    games.extend(files("tom-9d/2003-09").into_iter().take(1));
-    let mut compared = 0;
-    for f in games {
-        let mut r = game(&f);
-        let n = r.positions.len().min(120);
-        r.positions.truncate(n);
-        let last = last_moves(&r)[..n].to_vec();
-        let t = classify_every(st, &r.positions, &last, RecordOptions::default(), Some(2)).unwrap();
-        let (_, per) = classify_every_scratch(st, &r.positions, &last, RecordOptions::default(), Some(2)).unwrap();
-        for (pos, (levels, named)) in per.iter().enumerate() {
-            let pos32 = pos as u32;
-            // Level 1: members are level-0 element indices in both routes.
-            let (want1, keys1) = scratch_keys(st, &levels[0..], &|x| x.to_string());
-            let inc_key1 = |i: usize| instance_key(st, &t, 1, i, &|x| t.members[0][x].to_string());
-            let got1: BTreeSet<String> = t.alive_at(1, pos32).into_iter().map(inc_key1).collect();
-            assert_eq!(got1, want1, "{} position {pos}: level 1", f.display());
-            // Level 2: members are level-1 elements, named by their keys.
-            let (want2, _) = scratch_keys(st, &levels[1..], &|x| keys1[x].clone());
-            let got2: BTreeSet<String> = t
-                .alive_at(2, pos32)
-                .into_iter()
-                .map(|i| instance_key(st, &t, 2, i, &|x| inc_key1(t.members[1][x])))
-                .collect();
-            assert_eq!(got2, want2, "{} position {pos}: level 2", f.display());
-            assert_eq!(named.len(), 2);
-            compared += got1.len() + got2.len();
-        }
-    }
-    assert!(compared > 50_000, "{compared} elements compared");
-}
-
-#[test]
-fn plays_and_removals_are_moves_and_captures() {
-    let st = setting();
-    for f in files("9x9").into_iter().chain(files("alphago").into_iter().take(1)) {
-        let r = game(&f);
-        let c = classify(st, &r.positions, &last_moves(&r), RecordOptions::default(), Some(0)).unwrap();
-        let mut got: BTreeMap<&str, BTreeSet<(u32, Point)>> = BTreeMap::new();
-        for (e, n) in c.hierarchy.levels[0].elements.iter().zip(&c.named[0]) {
-            let name = st.class(e.class).name.as_str();
-            if name.ends_with("_play") || name.ends_with("_removal") {
-                assert_eq!(n.vertices.len(), 1, "{name} at one vertex");
-                got.entry(name).or_default().insert((n.born, n.vertices[0]));
+    for f in &games {
+        let r = game(f);
+        for att in MODES {
+            let r = &cut(&r, att);
+            let want = rule_changes(r);
+            let g = timeline(r, att, 0);
+            let lv = g.timeline().level(0);
+            let mut got: BTreeMap<&str, BTreeSet<(u32, Point)>> = BTreeMap::new();
+            for e in 0..lv.elements().len() as u32 {
+                let el = lv.element(e);
+                let name = st.class(el.class()).name.as_str();
+                if el.is_stillborn() || !(name.ends_with("_play") || name.ends_with("_removal")) {
+                    continue;
+                }
+                let v = g.vertices(0, e, el.born());
+                assert_eq!(v.len(), 1, "{name} at one vertex");
+                let name: &str = ["black_play", "white_play", "black_removal", "white_removal"]
+                    .into_iter()
+                    .find(|n| *n == name)
+                    .unwrap();
+                got.entry(name).or_default().insert((el.born(), v[0]));
             }
-        }
-        let mut want: BTreeMap<&str, BTreeSet<(u32, Point)>> = BTreeMap::new();
-        for (k, m) in r.moves.iter().enumerate() {
-            let k = k as u32 + 1;
-            let (play, removal, opp) = match m.color {
-                Color::Black => ("black_play", "black_removal", "white_removal"),
-                Color::White => ("white_play", "white_removal", "black_removal"),
-            };
-            if let Some(p) = m.point {
-                if m.effect.occupied.is_none() && !m.effect.suicide.contains(&p) {
-                    want.entry(play).or_default().insert((k, p));
-                }
-                for &q in &m.effect.captured {
-                    want.entry(opp).or_default().insert((k, q));
-                }
-                for &q in &m.effect.suicide {
-                    if q != p {
-                        want.entry(removal).or_default().insert((k, q));
-                    }
-                }
+            for class in ["black_play", "white_play", "black_removal", "white_removal"] {
+                assert_eq!(got.get(class), want.get(class), "{} {att:?} {class}", f.display());
             }
-        }
-        for class in ["black_play", "white_play", "black_removal", "white_removal"] {
-            assert_eq!(got.get(class), want.get(class), "{} {class}", f.display());
         }
     }
 }
@@ -343,8 +246,8 @@ fn graph(
 }
 
 fn one(b: &Board, att: Attention, level: u32) -> Classification {
-    classify(
-        setting(),
+    classify_game(
+        setting().clone(),
         std::slice::from_ref(b),
         &[None],
         RecordOptions {
@@ -354,6 +257,7 @@ fn one(b: &Board, att: Attention, level: u32) -> Classification {
         Some(level),
     )
     .unwrap()
+    .classification_at(0, false)
 }
 
 /// Random positions: stones placed in a `w × h` window at `(ox, oy)` of a `size` board.
@@ -582,19 +486,17 @@ fn oracle_groups(b: &Board, c: Color) -> BTreeSet<Vec<Point>> {
 
 #[test]
 fn groups_agree_with_the_independent_linking_rules() {
-    let st = setting();
     let mut compared = 0;
-    let mut games: Vec<PathBuf> = files("9x9");
-    games.extend(files("tom-9d/2004-06").into_iter().take(3));
+    let mut games: Vec<PathBuf> = sample("9x9");
+    games.extend(sample("tom-9d").into_iter().take(2));
+    games.extend(corpus("tom-9d/2004-06", 3));
     for f in games {
         let r = game(&f);
+        let g = timeline(&r, Attention::Full, 2);
         for pos in (10..r.positions.len()).step_by(25) {
             let b = &r.positions[pos];
-            let c = classify(st, std::slice::from_ref(b), &[None], RecordOptions::default(), Some(2)).unwrap();
             for (col, class) in [(Color::Black, "black_group"), (Color::White, "white_group")] {
-                let got: BTreeSet<Vec<Point>> = elements_of(st, &c.hierarchy.levels, &c.named, class)
-                    .into_iter()
-                    .collect();
+                let got: BTreeSet<Vec<Point>> = present(&g, 2, pos as u32, class).into_iter().collect();
                 let want = oracle_groups(b, col);
                 assert_eq!(got, want, "{} position {pos} {class}", f.display());
                 compared += want.len();
@@ -607,36 +509,4 @@ fn groups_agree_with_the_independent_linking_rules() {
 #[test]
 fn the_embedded_alphabet_is_the_recorders() {
     assert_eq!(**setting().alphabet(), *ets::go::record::GoAlphabet::new().alphabet);
-}
-
-#[test]
-fn level_0_recognised_in_one_sweep_equals_batch_recognition() {
-    // Real games, whole histories under full attention and a focused attention: the level-0
-    // elements are the same whether the closure classes are swept or each start match's closure
-    // is computed in turn (`docs/semantics.md`, "Recognising closure classes in one sweep").
-    use ets::ets::recognition::recognize_level_found_with;
-    use ets::go::classify::alphabet_of;
-    use ets::go::record::record;
-    let st = setting();
-    let kinds = alphabet_of(st).unwrap();
-    let mut games: Vec<PathBuf> = files("9x9").into_iter().take(3).collect();
-    games.extend(files("tom-9d/2003-09").into_iter().take(2));
-    games.extend(files("alphago").into_iter().take(1));
-    let mut elements = 0;
-    for f in &games {
-        let r = game(f);
-        for attention in [Attention::Full, Attention::FOCUS] {
-            let opts = RecordOptions {
-                attention,
-                ..RecordOptions::default()
-            };
-            let rec = record(&kinds, &r.positions, &last_moves(&r), opts).unwrap();
-            let (ta, a) = recognize_level_found_with(st, 0, &rec.strukt, false);
-            let (tb, b) = recognize_level_found_with(st, 0, &rec.strukt, true);
-            assert_eq!(ta.len(), tb.len(), "{}", f.display());
-            assert!(a == b, "{} {:?}: the sweep differs from batch", f.display(), attention);
-            elements += a.len();
-        }
-    }
-    assert!(elements > 5_000, "{elements} elements compared");
 }

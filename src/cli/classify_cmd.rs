@@ -1,12 +1,13 @@
-//! `ets classify`: a game record classified level by level into the Go setting's classes.
+//! `ets classify`: a game record classified level by level into the Go setting's classes, through
+//! one timeline (`ets::go::classify::GoTimeline`); this module only parses flags and prints.
 
 use clap::{Args, ValueEnum};
-use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use ets::go::board::Point;
-use ets::go::classify::{Classification, Timeline, classify, classify_every, load};
+use ets::go::classify::{GoTimeline, classify_game, load};
 
 use super::go_cmds::{GameSel, RecordArgs, last_moves};
 
@@ -39,36 +40,14 @@ pub struct ClassifyArgs {
     /// Also list level-0 elements that ended before the position.
     #[arg(long)]
     pub all: bool,
-    /// Every element of every position up to the move (the whole game by default), each with the
-    /// move it began at, the move it ended at and (levels ≥ 1) its lineage, classified
-    /// incrementally.
+    /// Also list elements still forming (their schedule cannot end where they stand, §5.3.2.1).
+    #[arg(long)]
+    pub forming: bool,
+    /// Every element of the game up to the move (the whole game by default) with its life: the
+    /// move it began at, became complete, ended (and why), what it merged into, and (levels ≥ 1)
+    /// the moves at which each of its constraints applied.
     #[arg(long, conflicts_with = "all")]
     pub timeline: bool,
-}
-
-#[derive(Serialize)]
-struct TimelineOut {
-    moves: usize,
-    levels: Vec<TimelineLevel>,
-}
-
-#[derive(Serialize)]
-struct TimelineLevel {
-    level: u32,
-    elements: Vec<TimelineElement>,
-}
-
-#[derive(Serialize)]
-struct TimelineElement {
-    id: String,
-    class: String,
-    thesis: Option<String>,
-    vertices: Vec<String>,
-    born: u32,
-    died: Option<u32>,
-    /// Levels ≥ 1: the element that began this one's lineage (itself when it continues nothing).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    lineage: Option<String>,
 }
 
 /// A class as the text summaries name it: its name, and its thesis symbol if it has one.
@@ -79,136 +58,47 @@ fn label(cl: &ets::ets::Class) -> String {
     }
 }
 
-fn timeline_of(st: &ets::ets::Setting, t: &Timeline, moves: usize, rows: u8) -> TimelineOut {
-    let levels = t
-        .named
-        .iter()
-        .enumerate()
-        .map(|(level, named)| TimelineLevel {
-            level: level as u32,
-            elements: named
-                .iter()
-                .enumerate()
-                .map(|(i, nm)| {
-                    let cl = st.class(t.class_of(level, i));
-                    TimelineElement {
-                        id: format!("L{level}:{i}"),
-                        class: cl.name.clone(),
-                        thesis: cl.symbol.clone(),
-                        vertices: nm.vertices.iter().map(|p| p.gtp(rows)).collect(),
-                        born: nm.born,
-                        died: nm.died,
-                        lineage: (level > 0).then(|| format!("L{level}:{}", t.lineage[level - 1][i])),
-                    }
-                })
-                .collect(),
-        })
-        .collect();
-    TimelineOut { moves, levels }
-}
-
-fn print_timeline(st: &ets::ets::Setting, name: &str, t: &Timeline, moves: usize) {
+fn print_timeline(g: &GoTimeline, name: &str, forming: bool) {
+    let st = g.setting();
+    let last = g.position().unwrap_or(0);
     println!(
-        "{name}: moves 0–{moves}, classified incrementally; {} primitives",
-        t.recording.strukt.len()
+        "{name}: positions 0–{last}, one timeline step each; {} primitives",
+        g.timeline().strukt().len()
     );
-    for (level, named) in t.named.iter().enumerate() {
-        // per class: elements, lineages, still alive at the end
-        let mut per: std::collections::BTreeMap<String, (usize, std::collections::BTreeSet<usize>, usize)> =
-            Default::default();
-        for (i, nm) in named.iter().enumerate() {
-            let e = per.entry(label(st.class(t.class_of(level, i)))).or_default();
-            e.0 += 1;
-            e.1.insert(if level == 0 { i } else { t.lineage[level - 1][i] });
-            if nm.died.is_none() {
-                e.2 += 1;
+    for lv in g.timeline().levels() {
+        // per class: elements, still present at the end, merged, forming
+        let mut per: std::collections::BTreeMap<String, [usize; 4]> = Default::default();
+        let (mut n, mut alive) = (0, 0);
+        for el in lv.elements() {
+            if el.is_stillborn() || (!forming && el.completed().is_none()) {
+                continue;
+            }
+            let e = per.entry(label(st.class(el.class()))).or_default();
+            e[0] += 1;
+            n += 1;
+            if el.present_at(last) {
+                e[1] += 1;
+                alive += 1;
+            }
+            if el.merged_into().is_some() {
+                e[2] += 1;
+            }
+            if el.completed().is_none() {
+                e[3] += 1;
             }
         }
         println!(
-            "level {level}: {} element(s) over the game ({} alive at the end)",
-            named.len(),
-            named.iter().filter(|n| n.died.is_none()).count()
+            "level {}: {n} element(s) over the game ({alive} present at the end)",
+            lv.number()
         );
-        println!("  {:>6} {:>8} {:>6}  class", "elems", "lineages", "alive");
-        for (k, (n, lin, alive)) in per {
-            println!("  {n:>6} {:>8} {alive:>6}  {k}", lin.len());
+        println!(
+            "  {:>6} {:>6} {:>6} {:>7}  class",
+            "elems", "alive", "merged", "forming"
+        );
+        for (k, [n, a, m, f]) in per {
+            println!("  {n:>6} {a:>6} {m:>6} {f:>7}  {k}");
         }
     }
-}
-
-#[derive(Serialize)]
-struct Out {
-    #[serde(rename = "move")]
-    mv: usize,
-    levels: Vec<LevelOut>,
-}
-
-#[derive(Serialize)]
-struct LevelOut {
-    level: u32,
-    elements: Vec<ElementOut>,
-    overlaps: Vec<OverlapOut>,
-}
-
-#[derive(Serialize)]
-struct ElementOut {
-    id: String,
-    class: String,
-    thesis: Option<String>,
-    vertices: Vec<String>,
-    born: u32,
-    died: Option<u32>,
-}
-
-#[derive(Serialize)]
-struct OverlapOut {
-    a: String,
-    b: String,
-    constraints: Vec<String>,
-}
-
-/// The JSON view; with `all`, level-0 elements that ended are listed too.
-fn json_of(st: &ets::ets::Setting, c: &Classification, mv: usize, rows: u8, all: bool) -> Out {
-    let mut levels = Vec::new();
-    for l in &c.hierarchy.levels {
-        let named = &c.named[l.level as usize];
-        let listed: Vec<usize> = (0..l.elements.len())
-            .filter(|&i| all || named[i].died.is_none())
-            .collect();
-        let elements = listed
-            .iter()
-            .map(|&i| {
-                let e = &l.elements[i];
-                let cl = st.class(e.class);
-                ElementOut {
-                    id: format!("L{}:{}", l.level, i),
-                    class: cl.name.clone(),
-                    thesis: cl.symbol.clone(),
-                    vertices: named[i].vertices.iter().map(|p| p.gtp(rows)).collect(),
-                    born: named[i].born,
-                    died: named[i].died,
-                }
-            })
-            .collect();
-        // overlaps between listed elements: the level-(n+1) struct holds the living ones
-        let living: Vec<usize> = (0..l.elements.len()).filter(|&i| named[i].died.is_none()).collect();
-        let overlaps = l
-            .overlaps()
-            .edges
-            .iter()
-            .map(|(a, b, cs)| OverlapOut {
-                a: format!("L{}:{}", l.level, living[*a as usize]),
-                b: format!("L{}:{}", l.level, living[*b as usize]),
-                constraints: cs.iter().map(|&x| st.constraint(x).name.clone()).collect(),
-            })
-            .collect();
-        levels.push(LevelOut {
-            level: l.level,
-            elements,
-            overlaps,
-        });
-    }
-    Out { mv, levels }
 }
 
 pub fn run(a: ClassifyArgs) -> miette::Result<ExitCode> {
@@ -221,39 +111,33 @@ pub fn run(a: ClassifyArgs) -> miette::Result<ExitCode> {
     let warnings = super::input::report_warnings(l.warnings(n), a.sel.strict, a.format == Format::Json)?;
     super::input::check_recording(&l, n, a.rec.options())?;
     let (name, replay) = (l.name.clone(), l.replay);
-    if a.timeline {
-        let t = classify_every(
-            &st,
-            &replay.positions[..=n],
-            &last_moves(&replay, n),
-            a.rec.options(),
-            a.level,
-        )
-        .map_err(|e| miette::miette!("{name}: {e}"))?;
-        match a.format {
-            Format::Json => println!(
-                "{}",
-                super::input::json_with_warnings(&timeline_of(&st, &t, n, replay.info.size.1), &warnings)
-            ),
-            Format::Text => print_timeline(&st, &name, &t, n),
-        }
-        return Ok(ExitCode::SUCCESS);
-    }
-    let c = classify(
-        &st,
+    let g = classify_game(
+        Arc::new(st),
         &replay.positions[..=n],
         &last_moves(&replay, n),
         a.rec.options(),
         a.level,
     )
     .map_err(|e| miette::miette!("{name}: {e}"))?;
-    let rows = replay.info.size.1;
+    if a.timeline {
+        match a.format {
+            Format::Json => println!(
+                "{}",
+                super::input::json_with_warnings(&g.timeline_json(a.forming), &warnings)
+            ),
+            Format::Text => print_timeline(&g, &name, a.forming),
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let t = n as u32;
     match a.format {
         Format::Json => println!(
             "{}",
-            super::input::json_with_warnings(&json_of(&st, &c, n, rows, a.all), &warnings)
+            super::input::json_with_warnings(&g.position_json(t, a.all, a.forming), &warnings)
         ),
         Format::Text => {
+            let st = g.setting();
+            let c = g.classification_at(t, a.forming);
             println!(
                 "{name}: after move {n}; {} primitives, {} layers",
                 c.recording.strukt.len(),

@@ -460,7 +460,7 @@ struct BenchClassifyJson {
 
 fn bench_classify(file: &Path, reps: usize, format: Format) -> miette::Result<ExitCode> {
     let (sources, st) = ets::go::classify::embedded_setting();
-    let st = st.map_err(|e| miette::miette!("{}", crate::cli::dsl_cmds::render(&sources, &e)))?;
+    let st = std::sync::Arc::new(st.map_err(|e| miette::miette!("{}", crate::cli::dsl_cmds::render(&sources, &e)))?);
     let l = super::input::load(file, &GameSel::default())?;
     let json = format == Format::Json;
     let n = l.replay.len();
@@ -492,12 +492,13 @@ fn bench_classify(file: &Path, reps: usize, format: Format) -> miette::Result<Ex
     // Ours and the peer's runs alternate, so that both meet the machine's load alike.
     for _ in 0..reps {
         let t = Instant::now();
-        let whole = ets::go::classify::classify_every(&st, &replay.positions, &last, RecordOptions::default(), Some(2))
-            .map_err(|e| miette::miette!("{e}"))?;
+        let whole =
+            ets::go::classify::classify_game(st.clone(), &replay.positions, &last, RecordOptions::default(), Some(2))
+                .map_err(|e| miette::miette!("{e}"))?;
         ours.push(t.elapsed().as_secs_f64());
-        prims = whole.recording.strukt.len();
-        heap = whole.recording.strukt.heap_bytes();
-        std::hint::black_box(whole.named.len());
+        prims = whole.timeline().strukt().len();
+        heap = whole.timeline().strukt().heap_bytes();
+        std::hint::black_box(whole.timeline().level(1).elements().len());
         drop(whole);
         peak = peak_rss();
         if let (Some(g), Some(script)) = (&g, &script) {

@@ -32,11 +32,24 @@ impl std::str::FromStr for Shard {
     }
 }
 
+/// What `ets learn` learns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum System {
+    /// Forme_K patterns and the move-prediction model.
+    FormeK,
+    /// The ACADEMY's libraries (each record's players are posting players; the options of
+    /// `ets academy learn` at their defaults, `--games` honoured).
+    Academy,
+}
+
 #[derive(Args)]
 pub struct LearnArgs {
     /// Directories or SGF files (single records and collections), read recursively.
     #[arg(required = true)]
     pub dirs: Vec<PathBuf>,
+    /// What to learn.
+    #[arg(long, value_enum, default_value_t = System::FormeK)]
+    pub system: System,
     /// The store (an SQLite file, created if absent).
     #[arg(long)]
     pub store: String,
@@ -178,6 +191,15 @@ pub fn set_threads(n: Option<usize>) {
 }
 
 pub fn learn_cmd(a: LearnArgs) -> miette::Result<ExitCode> {
+    if a.system == System::Academy {
+        return super::academy_cmd::learn_collections(
+            &a.dirs,
+            &a.store,
+            a.games,
+            Default::default(),
+            Default::default(),
+        );
+    }
     set_threads(a.threads);
     let files = sgf_files(&a.dirs);
     if files.is_empty() {

@@ -9,8 +9,7 @@
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
-use super::setting::{ClassId, ConstraintId};
-use super::structs::NodeId;
+use super::ids::{ClassId, ConstraintId, NodeId};
 
 /// The nodes bound to a pattern's variables, in variable order.
 pub type Bindings = SmallVec<[NodeId; 6]>;

@@ -72,6 +72,14 @@ pub enum StructError {
         /// Site name.
         site: String,
     },
+    /// A terminal site was closed: no process may leave it.
+    #[error("terminal site `{site}` of primitive id {id} is closed")]
+    SiteClosed {
+        /// Primitive id.
+        id: u64,
+        /// Site name.
+        site: String,
+    },
     /// The process would close a temporal cycle.
     #[error("a process from id {from} to id {to} would make the struct cyclic (time runs one way)")]
     Cycle {

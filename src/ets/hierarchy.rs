@@ -6,9 +6,11 @@ use serde::Serialize;
 
 use super::element::Element;
 use super::level::{LevelStruct, OverlapGraph};
-use super::recognition::recognize_level;
+use super::recognition::shared;
 use super::setting::Setting;
 use super::structs::Struct;
+use super::timeline::of_struct;
+use super::timeline::view::Snapshot;
 
 /// The elements of one level and the structure built on them.
 #[derive(Debug, Clone)]
@@ -42,35 +44,31 @@ pub fn recognize_all(setting: &Setting, s: &Struct, max_level: Option<u32>) -> H
     recognize_all_with(setting, s, max_level, false)
 }
 
-/// [`recognize_all`], keeping elements in formation when `forming` is set (they then also become
-/// nodes of the level above).
+/// [`recognize_all`], keeping elements in formation when `forming` is set. The struct is taken as
+/// one step of a timeline (its primitives in a topological order); level-0 node ids are the
+/// struct's.
 pub fn recognize_all_with(setting: &Setting, s: &Struct, max_level: Option<u32>, forming: bool) -> Hierarchy {
-    let keep = |mut v: Vec<Element>| {
-        if !forming {
-            v.retain(|e| e.complete);
+    let (tl, order) =
+        of_struct(shared(setting), s, max_level).expect("a struct's primitives in a topological order feed a timeline");
+    let mut snap = Snapshot::at(&tl, 0, forming);
+    if let Some(l0) = snap.hierarchy.levels.first_mut() {
+        for e in &mut l0.elements {
+            for x in e.nodes.iter_mut() {
+                *x = order[*x as usize];
+            }
+            e.nodes.sort_unstable();
+            for a in e.applications.iter_mut() {
+                for x in a.nodes.iter_mut() {
+                    *x = order[*x as usize];
+                }
+            }
+            if e.applications.len() > 1 {
+                e.applications[1..].sort();
+            }
         }
-        v
-    };
-    let top = max_level.unwrap_or(setting.max_level()).min(setting.max_level());
-    let mut levels = Vec::new();
-    let elements = keep(recognize_level(setting, 0, s));
-    let above = LevelStruct::from_elements(setting, 1, &elements);
-    levels.push(LevelResult {
-        level: 0,
-        elements,
-        above,
-    });
-    for n in 1..=top {
-        let host = &levels.last().expect("level below").above;
-        let elements = keep(recognize_level(setting, n, host));
-        let above = LevelStruct::from_elements(setting, n + 1, &elements);
-        levels.push(LevelResult {
-            level: n,
-            elements,
-            above,
-        });
+        l0.above = LevelStruct::from_elements(setting, 1, &l0.elements);
     }
-    Hierarchy { levels }
+    snap.hierarchy
 }
 
 /// A serialisable view of a hierarchy, with names instead of ids (the JSON of

@@ -17,8 +17,7 @@
 use smallvec::SmallVec;
 use std::ops::ControlFlow;
 
-use super::setting::ConstraintId;
-use super::structs::NodeId;
+use super::ids::{ConstraintId, NodeId};
 
 /// The label of a link: a primal process between two sites (level 0), or a class element link
 /// on a constraint of the level below (level n ≥ 1).
@@ -241,6 +240,13 @@ impl Plan {
     pub fn first_link(&self, pattern: &Pattern) -> Option<LinkLabel> {
         let (li, ..) = self.steps.first()?.via?;
         Some(pattern.links[li as usize].label)
+    }
+
+    /// The first step's link from a seeded variable: its label, the seeded end's role and the
+    /// other end's role (a seed with no partner along it matches nothing).
+    pub fn first_step(&self, pattern: &Pattern) -> Option<(LinkLabel, u8, u8)> {
+        let (li, _, br, ur) = self.steps.first()?.via?;
+        Some((pattern.links[li as usize].label, br, ur))
     }
 
     /// Calls `found` with every match of `pattern` (the one this plan was compiled for) that binds

@@ -7,17 +7,18 @@
 //! level), [`setting`] (constraints and classes), [`schedule`] (generating-system schedules,
 //! §3.4.1.2), [`generation`] and [`recognition`] (the two directions of a generating system),
 //! [`element`] (class elements and overlap), [`level`] (level-n structs, CELs and overlap graphs,
-//! §3.4.2), [`evolve`] (level-n structs that change over time, incremental recognition, element
-//! lifetimes, §5.1.1, §5.3.2.1), [`hierarchy`] (all levels at once) and [`json`] (the struct file format).
+//! §3.4.2), [`timeline`] (a struct growing step by step, classified at every level as it grows:
+//! elements with a life, §5.1.1, §5.3.2.1), [`hierarchy`] (all levels at once), [`json`] (the
+//! struct file format) and [`ids`] (the identifiers every module shares).
 //!
 //! This module names no application domain: it is the engine every front-end goes through.
 
 pub mod assembly;
 pub mod element;
 pub mod error;
-pub mod evolve;
 pub mod generation;
 pub mod hierarchy;
+pub mod ids;
 pub mod json;
 pub mod level;
 pub mod matching;
@@ -27,7 +28,7 @@ pub mod relabel;
 pub mod schedule;
 pub mod setting;
 pub mod structs;
-pub mod sweep;
+pub mod timeline;
 
 pub use assembly::assemble;
 pub use element::{Application, Element};
@@ -37,7 +38,7 @@ pub use hierarchy::{Hierarchy, recognize_all};
 pub use level::{Cel, LevelStruct, OverlapGraph};
 pub use matching::{Host, LinkLabel, Pattern, PatternLink, PatternVar, all_matches, for_each_match};
 pub use primitive::{AbstractPrimitive, Alphabet, ConcretePrimitive, PrimalClassId, PrimitiveKind, Site};
-pub use recognition::{recognize, recognize_level};
+pub use recognition::{Observed, recognize, recognize_level};
 pub use relabel::{canonical_form, canonical_order, labelled_eq, relabel, structurally_identical};
 pub use schedule::{Dfa, Nfa, Schedule};
 pub use setting::{Class, ClassId, Constraint, ConstraintId, ConstraintSet, PatternBuilder, Setting};

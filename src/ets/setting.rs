@@ -8,22 +8,14 @@
 //! *overlap on* it.
 
 use rustc_hash::FxHashMap;
-use serde::{Deserialize, Serialize};
 use smallvec::smallvec;
 use std::sync::Arc;
 
 use super::error::SettingError;
+pub use super::ids::{ClassId, ConstraintId};
 use super::matching::{LinkLabel, Pattern, PatternLink, PatternVar};
 use super::primitive::{Alphabet, PrimitiveKind};
 use super::schedule::{Dfa, Nfa, Schedule};
-
-/// Index of a constraint in its [`Setting`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct ConstraintId(pub u32);
-
-/// Index of a class in its [`Setting`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct ClassId(pub u32);
 
 /// A structural constraint of some level (§3.4.1.1 for level 0, §3.4.2 for level n).
 ///

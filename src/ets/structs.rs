@@ -24,8 +24,7 @@ use std::sync::Arc;
 use super::error::StructError;
 use super::primitive::{Alphabet, ConcretePrimitive, PrimalClassId, PrimitiveKind};
 
-/// Index of a primitive inside one struct (dense, stable: structs only grow).
-pub type NodeId = u32;
+pub use super::ids::NodeId;
 
 /// A primal process joining terminal site `from_site` of its source to initial site `to_site` of
 /// its target.
@@ -48,6 +47,8 @@ pub struct OpenSite {
 
 /// No process at a site.
 const FREE: NodeId = NodeId::MAX;
+/// A terminal site closed: no process will ever leave it (the process it emits ends unobserved).
+const CLOSED: NodeId = NodeId::MAX - 1;
 
 /// A struct (§3.3.2): a temporal DAG of concrete primitives over an [`Alphabet`].
 ///
@@ -407,6 +408,12 @@ impl Struct {
                 site: sf.name.clone(),
             });
         }
+        if !self.terminal_open(from, from_site) {
+            return Err(StructError::SiteClosed {
+                id: pf.id,
+                site: sf.name.clone(),
+            });
+        }
         if self.predecessor(to, to_site).is_some() {
             return Err(StructError::SiteOccupied {
                 id: pt.id,
@@ -479,7 +486,15 @@ impl Struct {
         debug_assert!(k < self.slot_node.len() && k < self.slot_site.len());
         // SAFETY: the node's slots are `first .. first + ni + nt`, all pushed when it was added.
         let (m, s) = unsafe { (*self.slot_node.get_unchecked(k), *self.slot_site.get_unchecked(k)) };
-        (m != FREE).then_some((m, s as usize))
+        (m < CLOSED).then_some((m, s as usize))
+    }
+
+    /// For initial site `site` of `n`: `None` when the site does not exist, else what feeds it
+    /// (`Some(None)`: nothing).
+    #[inline]
+    pub fn predecessor_or_free(&self, n: NodeId, site: usize) -> Option<Option<(NodeId, usize)>> {
+        let (ni, _) = *self.shape.get(self.kinds.get(n as usize)?.0 as usize)?;
+        (site < ni as usize).then(|| self.predecessor(n, site))
     }
 
     /// Every process as `(from, process, to)`, by source node, then terminal site.
@@ -494,7 +509,7 @@ impl Struct {
         let base = self.first_slot[n as usize] as usize + ni as usize;
         (0..nt as usize).filter_map(move |s| {
             let m = self.slot_node[base + s];
-            (m != FREE).then(|| {
+            (m < CLOSED).then(|| {
                 (
                     Process {
                         from_site: s as u16,
@@ -512,7 +527,7 @@ impl Struct {
         let base = self.first_slot[n as usize] as usize;
         (0..ni as usize).filter_map(move |s| {
             let m = self.slot_node[base + s];
-            (m != FREE).then(|| {
+            (m < CLOSED).then(|| {
                 (
                     m,
                     Process {
@@ -573,14 +588,14 @@ impl Struct {
         out
     }
 
-    /// Terminal sites that feed no process: the struct's current frontier, where later events
-    /// attach.
+    /// Terminal sites that feed no process and are not closed: the struct's current frontier,
+    /// where later events attach.
     pub fn open_terminals(&self) -> Vec<OpenSite> {
         let mut out = Vec::new();
         for n in self.nodes() {
             let (_, nt) = self.shape[self.kind_of(n).0 as usize];
             for s in 0..nt as usize {
-                if self.successor(n, s).is_none() {
+                if self.terminal_open(n, s) {
                     out.push(OpenSite {
                         node: n,
                         site: s as u16,
@@ -589,6 +604,102 @@ impl Struct {
             }
         }
         out
+    }
+
+    /// Whether terminal site `site` of `n` is open: it feeds no process and is not closed.
+    #[inline]
+    pub fn terminal_open(&self, n: NodeId, site: usize) -> bool {
+        self.terminal_slot(n, site).is_some_and(|k| self.slot_node[k] == FREE)
+    }
+
+    /// How many terminal sites of `n` are open.
+    #[inline]
+    pub fn open_terminal_count(&self, n: NodeId) -> usize {
+        let (ni, nt) = self.shape[self.kinds[n as usize].0 as usize];
+        let base = self.first_slot[n as usize] as usize + ni as usize;
+        self.slot_node[base..base + nt as usize]
+            .iter()
+            .filter(|&&m| m == FREE)
+            .count()
+    }
+
+    /// Closes terminal site `site` of `n`: no process will leave it (what it emits ends
+    /// unobserved). Fails if the site does not exist or already feeds a process.
+    pub fn close_terminal(&mut self, n: NodeId, site: usize) -> Result<(), StructError> {
+        self.check_node(n)?;
+        let Some(k) = self.terminal_slot(n, site) else {
+            let p = self.alphabet.primitive(self.kind_of(n));
+            return Err(StructError::NoSuchSite {
+                primitive: p.name.clone(),
+                side: "terminal",
+                site,
+            });
+        };
+        match self.slot_node[k] {
+            FREE => {
+                self.slot_node[k] = CLOSED;
+                Ok(())
+            }
+            CLOSED => Ok(()),
+            _ => Err(StructError::SiteOccupied {
+                id: self.primitive(n).id,
+                side: "terminal",
+                site: self.alphabet.primitive(self.kind_of(n)).terminals[site].name.clone(),
+            }),
+        }
+    }
+
+    /// Undo of a process (or closing) at terminal site `site` of `n` whose partner is no longer in
+    /// the struct: the site is free again.
+    pub(crate) fn free_terminal(&mut self, n: NodeId, site: usize) {
+        if let Some(k) = self.terminal_slot(n, site) {
+            self.slot_node[k] = FREE;
+            self.slot_site[k] = 0;
+        }
+    }
+
+    /// Undo: the struct as it was with its first `len` primitives, every process into a later
+    /// primitive removed (the caller frees the terminal sites of earlier primitives that fed them).
+    pub(crate) fn truncate(&mut self, len: usize) {
+        if len >= self.len() {
+            return;
+        }
+        for n in len..self.len() {
+            let (ni, _) = self.shape[self.kinds[n].0 as usize];
+            let base = self.first_slot[n] as usize;
+            self.processes -= self.slot_node[base..base + ni as usize]
+                .iter()
+                .filter(|&&m| m < CLOSED)
+                .count();
+            let k = self.kinds[n].0 as usize;
+            if self.by_kind[k].last() == Some(&(n as NodeId)) {
+                self.by_kind[k].pop();
+            }
+        }
+        let slots = self.first_slot[len] as usize;
+        self.kinds.truncate(len);
+        self.first_slot.truncate(len + 1);
+        self.slot_node.truncate(slots);
+        self.slot_site.truncate(slots);
+        self.rank.truncate(len);
+        if !self.dense {
+            for id in self.ids.drain(len..) {
+                self.by_id.remove(&id);
+            }
+        }
+        self.next_id = if self.dense {
+            len as u64
+        } else {
+            self.ids.iter().copied().max().map_or(0, |m| m + 1)
+        };
+        if self.rank.iter().any(|&r| r as usize >= len) {
+            // Ranks stay a permutation of 0..len: renumber in order.
+            let mut order: Vec<NodeId> = (0..len as NodeId).collect();
+            order.sort_unstable_by_key(|&n| self.rank[n as usize]);
+            for (r, n) in order.into_iter().enumerate() {
+                self.rank[n as usize] = r as u32;
+            }
+        }
     }
 
     /// The frontier: primitives with at least one open terminal site, in node order.

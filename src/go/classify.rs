@@ -1,22 +1,29 @@
-//! Classification of Go positions into the thesis's level-0/1/2 classes — by the generic engine,
-//! from the class setting written in the class language (`grammars/go/`, embedded in the binary).
+//! Classification of a Go game into the thesis's level-0/1/2 classes — by the generic engine's
+//! timeline, from the class setting written in the class language (`grammars/go/`, embedded in
+//! the binary).
 //!
-//! The front-end's part is only naming: the recorder tells which vertex each primitive perceives
-//! and at which position, so elements can be named by their vertices and given a lifetime
-//! (born, died). Nothing here detects a class.
+//! The front-end's part is only the sensor ([`super::record::Sensor`]: each position becomes the
+//! refresh layers of one timeline step) and naming: the sensor tells which vertex each primitive
+//! perceives, so elements can be named by their vertices. Nothing here detects a class; every
+//! route (one position, every position, the Game API, pictures, benchmarks) goes through one
+//! [`GoTimeline`].
 
+use serde::Serialize;
+use smallvec::SmallVec;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use thiserror::Error;
 
 use crate::dsl::{DslError, MemResolver, Sources, load_setting_with};
-use crate::ets::evolve::{Instance, Linker, NewNode, Tracker};
-use crate::ets::hierarchy::LevelResult;
-use crate::ets::recognition::{Found, MatchTable, Matches, recognize_level_found};
-use crate::ets::{Element, Hierarchy, LevelStruct, Setting, recognize_level};
+use crate::ets::hierarchy::Hierarchy;
+use crate::ets::ids::{ElementId, NodeId};
+use crate::ets::timeline::view::Snapshot;
+use crate::ets::timeline::{EndKind, Level, Timeline, TimelineError};
+use crate::ets::{Element, Setting};
 
 use super::board::{Board, Point};
-use super::record::{GoAlphabet, Place, RecordOptions, Recording, record};
+use super::record::{GoAlphabet, Place, RecordOptions, Recording, Sensor, changes};
 
 /// The embedded Go class setting (`grammars/go/`).
 pub const EMBEDDED: &[(&str, &str)] = &[
@@ -43,276 +50,6 @@ pub fn setting_from(files: &[PathBuf]) -> (Sources, Result<Setting, Vec<DslError
     (src, r.map(|(s, _)| s))
 }
 
-/// The Go alphabet as a setting declares it (the recorder writes structs over it).
-pub fn alphabet_of(setting: &Setting) -> Result<GoAlphabet, String> {
-    let al = setting.alphabet().clone();
-    let k = |n: &str| {
-        al.kind(n)
-            .ok_or_else(|| format!("the setting's alphabet has no primitive `{n}`"))
-    };
-    Ok(GoAlphabet {
-        black: k("pi1")?,
-        white: k("pi2")?,
-        empty: k("pi3")?,
-        adjacency: k("pi4")?,
-        edge: k("pi5")?,
-        start: k("pi6")?,
-        end: k("pi7")?,
-        alphabet: al,
-    })
-}
-
-/// One classified element, named for people.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Named {
-    /// Level.
-    pub level: u32,
-    /// Index among its level's elements.
-    pub index: usize,
-    /// The vertices it involves (its colour primitives' vertices; at level n, its members').
-    pub vertices: Vec<Point>,
-    /// The position (moves played) of its first primitive.
-    pub born: u32,
-    /// The move at which it ended (its last primitive perceives position `died − 1`), if it has.
-    pub died: Option<u32>,
-}
-
-/// A classified game (up to some move).
-#[derive(Debug, Clone)]
-pub struct Classification {
-    /// The struct.
-    pub recording: Recording,
-    /// Elements of every level.
-    pub hierarchy: Hierarchy,
-    /// Per level, per element: vertices and lifetime.
-    pub named: Vec<Vec<Named>>,
-    /// The last position recorded.
-    pub last: u32,
-}
-
-/// Records `positions` and classifies them up to `max_level`.
-///
-/// Level 0 is recognised in the struct of the whole history, so its elements carry their lifetimes
-/// (plays, removals, stones that came and went). Levels ≥ 1 are recognised over the level-0 elements
-/// alive at the last position, so they describe that position: blocks, spaces and groups whose
-/// members coexist (`docs/semantics.md`).
-pub fn classify(
-    setting: &Setting,
-    positions: &[Board],
-    last_moves: &[Option<Point>],
-    opts: RecordOptions,
-    max_level: Option<u32>,
-) -> Result<Classification, String> {
-    let kinds = alphabet_of(setting)?;
-    let recording = record(&kinds, positions, last_moves, opts).map_err(|e| e.to_string())?;
-    let last = positions.len().saturating_sub(1) as u32;
-    let top = max_level.unwrap_or(setting.max_level()).min(setting.max_level());
-    let mut e0 = recognize_level(setting, 0, &recording.strukt);
-    e0.retain(|e| e.complete);
-    let n0: Vec<Named> = e0
-        .iter()
-        .enumerate()
-        .map(|(i, e)| name0(&recording, e, i, last))
-        .collect();
-    let living: Vec<usize> = (0..e0.len()).filter(|&i| n0[i].died.is_none()).collect();
-    let (levels, named) = upper_levels(setting, e0, n0, &living, top);
-    Ok(Classification {
-        recording,
-        hierarchy: Hierarchy { levels },
-        named,
-        last,
-    })
-}
-
-/// Levels 1..=top over the level-0 elements `living` (indices into `e0`). The first level's struct
-/// is built over those; each level's living elements make the next level's struct.
-fn upper_levels(
-    setting: &Setting,
-    e0: Vec<Element>,
-    n0: Vec<Named>,
-    living: &[usize],
-    top: u32,
-) -> (Vec<LevelResult>, Vec<Vec<Named>>) {
-    let above = LevelStruct::from_elements(setting, 1, &living.iter().map(|&i| e0[i].clone()).collect::<Vec<_>>());
-    let (mut levels, named) = levels_above(setting, &above, &n0, living, top);
-    levels.insert(
-        0,
-        LevelResult {
-            level: 0,
-            elements: e0,
-            above,
-        },
-    );
-    let mut all = vec![n0];
-    all.extend(named);
-    (levels, all)
-}
-
-/// Levels 1..=top over a level-1 struct `host1` whose node k is level-0 element `living[k]`.
-fn levels_above(
-    setting: &Setting,
-    host1: &LevelStruct,
-    n0: &[Named],
-    living: &[usize],
-    top: u32,
-) -> (Vec<LevelResult>, Vec<Vec<Named>>) {
-    let mut levels: Vec<LevelResult> = Vec::new();
-    let mut named: Vec<Vec<Named>> = Vec::new();
-    let mut living: Vec<usize> = living.to_vec();
-    for n in 1..=top {
-        let host = if n == 1 {
-            host1
-        } else {
-            &levels.last().expect("level below").above
-        };
-        let below: &[Named] = if n == 1 { n0 } else { named.last().expect("level below") };
-        // node k of the level-n struct is living[k] of level n−1
-        let mut es = recognize_level(setting, n, host);
-        es.retain(|e| e.complete);
-        for e in &mut es {
-            for x in e.nodes.iter_mut() {
-                *x = living[*x as usize] as u32;
-            }
-            for a in e.applications.iter_mut() {
-                for x in a.nodes.iter_mut() {
-                    *x = living[*x as usize] as u32;
-                }
-            }
-            e.nodes.sort_unstable();
-        }
-        let nn: Vec<Named> = es.iter().enumerate().map(|(i, e)| name_n(below, e, i, n)).collect();
-        let above = alive_struct(setting, n + 1, &es, &nn);
-        living = (0..es.len()).collect();
-        levels.push(LevelResult {
-            level: n,
-            elements: es,
-            above,
-        });
-        named.push(nn);
-    }
-    (levels, named)
-}
-
-/// One position's levels ≥ 1: the elements, and their names and lifetimes.
-pub type PositionLevels = (Vec<LevelResult>, Vec<Vec<Named>>);
-
-/// The classes of every position of a game, each position recognised afresh: level 0 once, in the
-/// struct of the whole history; for each position, levels 1..=top from scratch over the level-0
-/// elements alive there (born at or before it, not ended by it). The slow second route the
-/// incremental [`classify_every`] is checked against. Returns the whole-game classification
-/// (levels ≥ 1 at the last position) and, per position, its levels ≥ 1.
-pub fn classify_every_scratch(
-    setting: &Setting,
-    positions: &[Board],
-    last_moves: &[Option<Point>],
-    opts: RecordOptions,
-    max_level: Option<u32>,
-) -> Result<(Classification, Vec<PositionLevels>), String> {
-    let whole = classify(setting, positions, last_moves, opts, max_level)?;
-    let top = max_level.unwrap_or(setting.max_level()).min(setting.max_level());
-    let e0 = &whole.hierarchy.levels[0].elements;
-    let n0 = &whole.named[0];
-    // The level-1 struct of the whole game, once; each position takes the part its living elements induce.
-    let full = LevelStruct::from_elements(setting, 1, e0);
-    let mut per = Vec::with_capacity(positions.len());
-    for pos in 0..positions.len() as u32 {
-        let living: Vec<usize> = (0..e0.len())
-            .filter(|&i| n0[i].born <= pos && n0[i].died.is_none_or(|d| d > pos))
-            .collect();
-        let keep: Vec<u32> = living.iter().map(|&i| i as u32).collect();
-        let host1 = full.induced(&keep);
-        per.push(levels_above(setting, &host1, n0, &living, top));
-    }
-    Ok((whole, per))
-}
-
-/// The level-n struct over the living elements of level n−1.
-fn alive_struct(setting: &Setting, level: u32, elements: &[Element], named: &[Named]) -> LevelStruct {
-    let living: Vec<Element> = elements
-        .iter()
-        .zip(named)
-        .filter(|(_, n)| n.died.is_none())
-        .map(|(e, _)| e.clone())
-        .collect();
-    LevelStruct::from_elements(setting, level, &living)
-}
-
-/// Level 0: its vertices are those of its colour primitives; it is born at the latest position among
-/// its first application's primitives (a play at move k holds the empty awareness of position k−1,
-/// but begins at move k); it ended at the move after its last primitive's position, if that is not
-/// the last position.
-fn name0(rec: &Recording, e: &Element, index: usize, last: u32) -> Named {
-    name0_parts(rec, &e.nodes, &e.applications[0].nodes, index, last)
-}
-
-fn name0_parts(
-    rec: &Recording,
-    nodes: &[crate::ets::NodeId],
-    first: &[crate::ets::NodeId],
-    index: usize,
-    last: u32,
-) -> Named {
-    // An element's colour primitives are of one vertex or two, layer after layer: keep the
-    // distinct ones as they come (all of them, sorted, past a few).
-    let mut verts: Vec<Point> = Vec::new();
-    for &n in nodes {
-        if let Place::Vertex(p) = rec.place[n as usize]
-            && !verts.contains(&p)
-        {
-            if verts.len() == 8 {
-                verts = nodes
-                    .iter()
-                    .filter_map(|&n| match rec.place[n as usize] {
-                        Place::Vertex(p) => Some(p),
-                        _ => None,
-                    })
-                    .collect();
-                verts.sort();
-                verts.dedup();
-                break;
-            }
-            verts.push(p);
-        }
-    }
-    verts.sort();
-    let end = nodes.iter().map(|&n| rec.position[n as usize]).max().unwrap_or(0);
-    let born = first.iter().map(|&n| rec.position[n as usize]).max().unwrap_or(0);
-    Named {
-        level: 0,
-        index,
-        vertices: verts,
-        born,
-        died: if end < last { Some(end + 1) } else { None },
-    }
-}
-
-/// Level n: its vertices are those of its vertex-like members at level 1 (stones, vertices, plays, removals: one vertex
-/// each — a block shows its stones, not its liberties), of all its members above; born with its first member; alive
-/// (it is built from living members).
-fn name_n(below: &[Named], e: &Element, index: usize, level: u32) -> Named {
-    let mut verts: Vec<Point> = e
-        .nodes
-        .iter()
-        .filter(|&&n| level > 1 || below[n as usize].vertices.len() == 1)
-        .flat_map(|&n| below[n as usize].vertices.iter().copied())
-        .collect();
-    verts.sort();
-    verts.dedup();
-    let born = e.nodes.iter().map(|&n| below[n as usize].born).min().unwrap_or(0);
-    Named {
-        level,
-        index,
-        vertices: verts,
-        born,
-        died: None,
-    }
-}
-
-/// Convenience for tests and tools: a setting's class name of an element.
-pub fn class_name<'a>(setting: &'a Setting, e: &Element) -> &'a str {
-    &setting.class(e.class).name
-}
-
 /// Reads the setting from `files`, or the embedded one.
 pub fn load(files: &[PathBuf]) -> (Sources, Result<Setting, Vec<DslError>>) {
     if files.is_empty() {
@@ -327,280 +64,509 @@ pub fn is_embedded(p: &Path) -> bool {
     EMBEDDED.iter().any(|(n, _)| Path::new(n) == p)
 }
 
-/// Every position of a game classified incrementally: elements of every level with their
-/// lifetimes.
-#[derive(Debug)]
-pub struct Timeline {
-    /// The struct of the whole game.
-    pub recording: Recording,
-    /// The level-0 matches (the level-0 elements' applications are ids into it).
-    pub table0: MatchTable,
-    /// The level-0 elements (complete ones), ascending as recognition returns them.
-    pub level0: Vec<Found>,
-    /// Levels ≥ 1: every instance (an element over the time it held unchanged); `upper[n-1]` is
-    /// level n. Applications are ids into the level's tracker matches (not kept).
-    pub upper: Vec<Vec<Instance>>,
-    /// Per level, per element (level 0) or instance (levels ≥ 1): vertices and lifetime. For an
-    /// instance, `born`/`died` are its own; its lineage is in `lineage`.
-    pub named: Vec<Vec<Named>>,
-    /// Per level ≥ 1, per instance: the instance that began its lineage.
-    pub lineage: Vec<Vec<usize>>,
-    /// Per level n ≥ 1 (`members[n-1]`), per node id of its tracker: the element (level 0) or
-    /// instance of level n−1 it stands for.
-    pub members: Vec<Vec<usize>>,
-    /// The last position.
-    pub last: u32,
+/// Why a game could not be classified.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ClassifyError {
+    /// The setting's alphabet lacks a primitive of the Go struct level.
+    #[error("the setting's alphabet has no primitive `{0}`")]
+    MissingPrimitive(String),
+    /// A game needs at least one position.
+    #[error("the game has no position")]
+    NoPosition,
+    /// A position's board has another size than the game's.
+    #[error("position {position} is {got:?}, the game is {want:?}")]
+    SizeMismatch {
+        /// The position.
+        position: usize,
+        /// Its size.
+        got: (u8, u8),
+        /// The game's.
+        want: (u8, u8),
+    },
+    /// The timeline refused a step (a bug of the sensor if it happens).
+    #[error(transparent)]
+    Timeline(#[from] TimelineError),
 }
 
-impl Timeline {
-    /// The class of element/instance `i` of `level`.
-    pub fn class_of(&self, level: usize, i: usize) -> crate::ets::ClassId {
-        if level == 0 {
-            self.level0[i].class
-        } else {
-            self.upper[level - 1][i].found.class
+/// The Go alphabet as a setting declares it (the sensor writes structs over it).
+pub fn alphabet_of(setting: &Setting) -> Result<GoAlphabet, ClassifyError> {
+    let al = setting.alphabet().clone();
+    let k = |n: &str| al.kind(n).ok_or_else(|| ClassifyError::MissingPrimitive(n.to_string()));
+    Ok(GoAlphabet {
+        black: k("pi1")?,
+        white: k("pi2")?,
+        empty: k("pi3")?,
+        adjacency: k("pi4")?,
+        edge: k("pi5")?,
+        start: k("pi6")?,
+        end: k("pi7")?,
+        alphabet: al,
+    })
+}
+
+/// A game classified as it is played: the sensor turning positions into steps, and the timeline
+/// keeping every level's elements (with their lives) up to date. Step `k` is position `k` (the
+/// board after `k` moves).
+#[derive(Debug, Clone)]
+pub struct GoTimeline {
+    sensor: Sensor,
+    timeline: Timeline,
+    last: Option<Board>,
+    /// Per level-0 element, its vertices (computed once).
+    vertices0: Vec<SmallVec<[Point; 2]>>,
+}
+
+impl GoTimeline {
+    /// An empty timeline for a `size` board, classifying levels `0..=top` (default: all).
+    pub fn new(
+        setting: Arc<Setting>,
+        size: (u8, u8),
+        opts: RecordOptions,
+        top: Option<u32>,
+    ) -> Result<Self, ClassifyError> {
+        let kinds = alphabet_of(&setting)?;
+        Ok(GoTimeline {
+            sensor: Sensor::new(&kinds, size.0, size.1, opts),
+            timeline: Timeline::new(setting, top),
+            last: None,
+            vertices0: Vec::new(),
+        })
+    }
+    /// Keeps a journal of every position from now on, so that [`GoTimeline::undo`] can take
+    /// positions back.
+    pub fn keep_journal(&mut self, keep: bool) {
+        self.sensor.keep_journal(keep);
+        self.timeline.keep_journal(keep);
+    }
+    /// Perceives the next position (`board`, reached by `last_move`) as one step; returns the
+    /// levels, whose deltas say what the step changed.
+    pub fn push(&mut self, board: &Board, last_move: Option<Point>) -> Result<&[Level], ClassifyError> {
+        let size = self.sensor.size();
+        if (board.cols(), board.rows()) != size {
+            return Err(ClassifyError::SizeMismatch {
+                position: self.sensor.positions() as usize,
+                got: (board.cols(), board.rows()),
+                want: size,
+            });
+        }
+        let changed = match &self.last {
+            Some(b) => changes(b, board),
+            None => Vec::new(),
+        };
+        self.timeline.begin_step()?;
+        if let Err(e) = self.sensor.perceive(&mut self.timeline, board, last_move, &changed) {
+            // Leave nothing half-done: end the step (it holds what was added) and take it back if
+            // the journal allows.
+            let _ = self.timeline.end_step();
+            let _ = self.timeline.undo();
+            return Err(e.into());
+        }
+        self.timeline.end_step()?;
+        self.last = Some(board.clone());
+        self.name_new_elements();
+        Ok(self.timeline.levels())
+    }
+    /// Takes the last position back (needs the journal).
+    pub fn undo(&mut self, previous: Option<&Board>) -> Result<(), ClassifyError> {
+        self.timeline.undo()?;
+        self.sensor.undo();
+        self.last = previous.cloned();
+        let n0 = self.timeline.level(0).elements().len();
+        self.vertices0.truncate(n0);
+        Ok(())
+    }
+    fn name_new_elements(&mut self) {
+        let lv = self.timeline.level(0);
+        for e in self.vertices0.len()..lv.elements().len() {
+            let el = lv.element(e as ElementId);
+            let mut v: SmallVec<[Point; 2]> = SmallVec::new();
+            for &n in el.nodes() {
+                if let Place::Vertex(p) = self.sensor.place[n as usize]
+                    && !v.contains(&p)
+                {
+                    v.push(p);
+                }
+            }
+            v.sort();
+            self.vertices0.push(v);
         }
     }
-    /// The elements (level 0) or instances of `level` alive at position `pos`.
-    pub fn alive_at(&self, level: usize, pos: u32) -> Vec<usize> {
-        (0..self.named[level].len())
-            .filter(|&i| {
-                let n = &self.named[level][i];
-                n.born <= pos && n.died.is_none_or(|d| d > pos)
+    /// The timeline.
+    pub fn timeline(&self) -> &Timeline {
+        &self.timeline
+    }
+    /// The sensor (what each primitive stands for).
+    pub fn sensor(&self) -> &Sensor {
+        &self.sensor
+    }
+    /// The last position perceived.
+    pub fn position(&self) -> Option<u32> {
+        self.timeline.step()
+    }
+    /// The setting.
+    pub fn setting(&self) -> &Setting {
+        self.timeline.setting()
+    }
+    /// The vertices element `e` of `level` involves at step `t`: at level 0, its colour
+    /// primitives' vertices; at level 1, those of its members present at `t` that stand on one
+    /// vertex (stones, vertices, plays, removals: a block shows its stones, not its liberties);
+    /// above, those of all its members present at `t`.
+    pub fn vertices(&self, level: u32, e: ElementId, t: u32) -> Vec<Point> {
+        if level == 0 {
+            return self.vertices0.get(e as usize).map(|v| v.to_vec()).unwrap_or_default();
+        }
+        let lv = self.timeline.level(level);
+        let host = lv.host();
+        let mut out: Vec<Point> = Vec::new();
+        let mut seen: Vec<NodeId> = Vec::new();
+        // The element as it stood at t: the applications it had made by then.
+        for (m, step) in lv.element(e).applications_with_steps() {
+            if step > t {
+                break;
+            }
+            for &x in lv.match_nodes(m) {
+                if seen.contains(&x) || !host.present(x, t) {
+                    continue;
+                }
+                seen.push(x);
+                let below = self.vertices(level - 1, host.below(x), t);
+                if level > 1 || below.len() == 1 {
+                    out.extend(below);
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+    /// The elements of `level` present at step `t` (complete ones, and with `forming` those still
+    /// in formation), ascending.
+    pub fn present(&self, level: u32, t: u32, forming: bool) -> Vec<ElementId> {
+        let lv = self.timeline.level(level);
+        (0..lv.elements().len() as ElementId)
+            .filter(|&e| {
+                let el = lv.element(e);
+                !el.is_stillborn() && el.present_at(t) && (forming || el.completed().is_some_and(|c| c <= t))
             })
             .collect()
     }
+    /// Names element `e` of `level` as it stands at step `t`.
+    pub fn named(&self, level: u32, e: ElementId, t: u32) -> Named {
+        let el = self.timeline.level(level).element(e);
+        Named {
+            level,
+            index: e as usize,
+            id: e,
+            vertices: self.vertices(level, e, t.min(el.ended().map_or(t, |d| d.saturating_sub(1)))),
+            born: el.born(),
+            died: el.ended().filter(|&d| d <= t),
+        }
+    }
+    /// The classification at step `t`: the elements of every level as they stand there.
+    pub fn classification_at(&self, t: u32, forming: bool) -> Classification {
+        let snap = Snapshot::at(&self.timeline, t, forming);
+        let named: Vec<Vec<Named>> = snap
+            .ids
+            .iter()
+            .enumerate()
+            .map(|(k, ids)| {
+                ids.iter()
+                    .enumerate()
+                    .map(|(i, &e)| {
+                        let mut n = self.named(k as u32, e, t);
+                        n.index = i;
+                        n
+                    })
+                    .collect()
+            })
+            .collect();
+        Classification {
+            recording: self.recording(),
+            hierarchy: snap.hierarchy,
+            named,
+            ids: snap.ids,
+            last: t,
+        }
+    }
+    /// The struct so far with what each primitive stands for.
+    pub fn recording(&self) -> Recording {
+        Recording {
+            strukt: self.timeline.strukt().clone(),
+            kinds: alphabet_of(self.timeline.setting()).expect("checked when made"),
+            size: self.sensor.size(),
+            layer: self.sensor.layer.clone(),
+            position: self.sensor.position.clone(),
+            place: self.sensor.place.clone(),
+            layer_count: self.sensor.layer.last().map_or(0, |&l| l / 2 + 1),
+        }
+    }
 }
 
-/// Classifies every position of a game, incrementally: level 0 is recognised once in the struct of
-/// the whole history (its elements carry their lifetimes); levels 1..=top are kept by one
-/// [`Tracker`] each, advanced position by position with the level-(n−1) elements that began and
-/// ended there, so each position costs in proportion to what changed (§5.3.2.1). The trackers run
-/// as a pipeline, one thread per level.
-pub fn classify_every(
+/// Classifies every position of a game: one timeline step per position. `last_moves[k]` is the
+/// vertex played to reach position k (None for the first position and passes).
+pub fn classify_game(
+    setting: Arc<Setting>,
+    positions: &[Board],
+    last_moves: &[Option<Point>],
+    opts: RecordOptions,
+    top: Option<u32>,
+) -> Result<GoTimeline, ClassifyError> {
+    let first = positions.first().ok_or(ClassifyError::NoPosition)?;
+    let mut g = GoTimeline::new(setting, (first.cols(), first.rows()), opts, top)?;
+    for (k, b) in positions.iter().enumerate() {
+        g.push(b, last_moves.get(k).copied().flatten())?;
+    }
+    Ok(g)
+}
+
+/// The classification after the last of `positions` (every position classified on the way: one
+/// timeline step each).
+pub fn classify(
     setting: &Setting,
     positions: &[Board],
     last_moves: &[Option<Point>],
     opts: RecordOptions,
-    max_level: Option<u32>,
-) -> Result<Timeline, String> {
-    let kinds = alphabet_of(setting)?;
-    let recording = record(&kinds, positions, last_moves, opts).map_err(|e| e.to_string())?;
-    let last = positions.len().saturating_sub(1) as u32;
-    let top = max_level.unwrap_or(setting.max_level()).min(setting.max_level());
-    let (table0, mut level0) = recognize_level_found(setting, 0, &recording.strukt);
-    level0.retain(|e| e.complete);
-    let n0: Vec<Named> = {
-        use rayon::prelude::*;
-        level0
-            .par_iter()
-            .enumerate()
-            .map(|(i, f)| name0_parts(&recording, &f.nodes, table0.nodes(f.apps[0]), i, last))
-            .collect()
-    };
-    let mut named = vec![n0];
-    let mut upper = Vec::new();
-    let mut lineage = Vec::new();
-    let mut members = Vec::new();
-    // Level 1 is fed from level 0's lifetimes, position by position; each level above from the
-    // changes of the one below. The levels run as a pipeline, one thread each (a level's tracker
-    // advances to position t while the level below is already at a later one).
-    let mut by_born0: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-    let mut by_died0: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-    for (i, n) in named[0].iter().enumerate() {
-        by_born0.entry(n.born).or_default().push(i);
-        if let Some(d) = n.died {
-            by_died0.entry(d).or_default().push(i);
-        }
-    }
-    // Per level n < top: node id in the tracker of level n+1 of each element/instance of level n.
-    let mut node_of: Vec<Vec<u32>> = Vec::new();
-    let mut trackers: Vec<Tracker> = Vec::new();
-    if top >= 1 {
-        // The level-1 links are derived here, while the level-1 tracker works on earlier steps.
-        let mut feed = Feed::linking();
-        let steps0 = (0..=last).map(|t| {
-            let none = Vec::new();
-            let born = by_born0.get(&t).unwrap_or(&none).iter().map(|&i| {
-                let f = &level0[i];
-                (
-                    i,
-                    (f.class.0, f.apps.iter().map(|&a| (table0.constraint(a), a)).collect()),
-                )
-            });
-            feed.step(t, born, by_died0.get(&t).unwrap_or(&none))
-        });
-        // Made here as the trackers take them (the first levels begin before the last steps exist).
-        let (ts, ofs) = run_trackers(setting, top, steps0);
-        node_of.push(feed.node_of(level0.len()));
-        trackers = ts;
-        node_of.extend(ofs);
-    }
-    // Names: vertices from the members below (through the node ids), lifetimes per instance.
-    for (n, tr) in trackers.iter().enumerate() {
-        let below = &named[n];
-        let mut elem_of_node = vec![usize::MAX; tr.host().len()];
-        for (i, &x) in node_of[n].iter().enumerate() {
-            if x != u32::MAX {
-                elem_of_node[x as usize] = i;
-            }
-        }
-        let level = n as u32 + 1;
-        let nn: Vec<Named> = tr
-            .instances()
-            .iter()
-            .enumerate()
-            .map(|(i, inst)| {
-                let mut verts: Vec<Point> = inst
-                    .found
-                    .nodes
-                    .iter()
-                    .map(|&x| &below[elem_of_node[x as usize]])
-                    .filter(|m| level > 1 || m.vertices.len() == 1)
-                    .flat_map(|m| m.vertices.iter().copied())
-                    .collect();
-                verts.sort();
-                verts.dedup();
-                Named {
-                    level,
-                    index: i,
-                    vertices: verts,
-                    born: inst.born,
-                    died: inst.died,
-                }
-            })
-            .collect();
-        lineage.push(tr.instances().iter().map(|x| x.lineage).collect());
-        members.push(elem_of_node);
-        named.push(nn);
-        upper.push(tr.instances().to_vec());
-    }
-    Ok(Timeline {
-        recording,
-        table0,
-        level0,
-        upper,
-        named,
-        lineage,
-        members,
-        last,
-    })
+    top: Option<u32>,
+) -> Result<Classification, ClassifyError> {
+    let g = classify_game(Arc::new(setting.clone()), positions, last_moves, opts, top)?;
+    let t = g.position().unwrap_or(0);
+    Ok(g.classification_at(t, false))
 }
 
-/// What begins at one position of a level: its new nodes' types and applications.
-type Born = (u32, Vec<(crate::ets::ConstraintId, u32)>);
-
-/// One position's changes of a level, as the tracker above consumes them.
-struct Step {
-    t: u32,
-    born: Vec<(u32, NewNode)>,
-    died: Vec<u32>,
+/// One classified element, named for people.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Named {
+    /// Level.
+    pub level: u32,
+    /// Index among the elements listed with it.
+    pub index: usize,
+    /// Its id in its level of the timeline (stable across positions).
+    pub id: ElementId,
+    /// The vertices it involves (see [`GoTimeline::vertices`]).
+    pub vertices: Vec<Point>,
+    /// The position of its first application.
+    pub born: u32,
+    /// The first position it is no longer present in, if that is not after the position named.
+    pub died: Option<u32>,
 }
 
-/// Numbers a level's elements (or instances) as nodes of the level above, in the order they begin;
-/// with a [`Linker`], also derives their links there (so that the tracker above need not).
-#[derive(Default)]
-struct Feed {
-    /// Node id above of each element below (`u32::MAX`: not begun yet).
-    of: Vec<u32>,
-    next: u32,
-    linker: Option<Linker>,
+/// A game classified up to some position: the elements of every level as they stand there.
+#[derive(Debug, Clone)]
+pub struct Classification {
+    /// The struct.
+    pub recording: Recording,
+    /// Elements of every level: level 0 every element begun by the position, levels ≥ 1 those
+    /// present at it.
+    pub hierarchy: Hierarchy,
+    /// Per level, per element: vertices and lifetime.
+    pub named: Vec<Vec<Named>>,
+    /// Per level, per element: its id in the timeline.
+    pub ids: Vec<Vec<ElementId>>,
+    /// The position.
+    pub last: u32,
 }
 
-impl Feed {
-    /// A feed that derives the links of the nodes it numbers.
-    fn linking() -> Self {
-        Feed {
-            linker: Some(Linker::default()),
-            ..Feed::default()
-        }
-    }
-    /// The step above for position `t`: the elements `born` (index below, type and applications)
-    /// get the next node ids; the `died` ones are named by theirs.
-    fn step(&mut self, t: u32, born: impl Iterator<Item = (usize, Born)>, died: &[usize]) -> Step {
-        let born = born
-            .map(|(i, (kind, apps))| {
-                if self.of.len() <= i {
-                    self.of.resize(i + 1, u32::MAX);
-                }
-                self.of[i] = self.next;
-                self.next += 1;
-                let new = match &mut self.linker {
-                    Some(l) => NewNode::Links(l.add(apps).1),
-                    None => NewNode::Apps(apps),
-                };
-                (kind, new)
-            })
-            .collect();
-        let died = died
-            .iter()
-            .filter_map(|&i| self.of.get(i).copied())
-            .filter(|&x| x != u32::MAX)
-            .collect();
-        Step { t, born, died }
-    }
-    /// The node id above of each of the first `n` elements below.
-    fn node_of(mut self, n: usize) -> Vec<u32> {
-        self.of.resize(n.max(self.of.len()), u32::MAX);
-        self.of.truncate(n);
-        self.of
-    }
+/// Convenience for tests and tools: a setting's class name of an element.
+pub fn class_name<'a>(setting: &'a Setting, e: &Element) -> &'a str {
+    &setting.class(e.class).name
 }
 
-/// Runs the trackers of levels 1..=top over the level-1 changes `steps`, one thread per level
-/// (a pipeline: level n+1 consumes level n's changes as they come). Returns the trackers and, per
-/// level 1..top, the node id in the tracker above of each of its instances.
-fn run_trackers(setting: &Setting, top: u32, steps: impl Iterator<Item = Step>) -> (Vec<Tracker<'_>>, Vec<Vec<u32>>) {
-    use std::sync::mpsc;
-    std::thread::scope(|scope| {
-        let (tx0, mut rx) = mpsc::channel::<Step>();
-        let mut handles = Vec::new();
-        for level in 1..=top {
-            let (tx, next_rx) = mpsc::channel::<Step>();
-            let feed_above = level < top;
-            let input = std::mem::replace(&mut rx, next_rx);
-            handles.push(scope.spawn(move || {
-                let mut tracker = Tracker::new(setting, level);
-                tracker.set_parallel(top == 1);
-                let mut feed = Feed::default();
-                for Step { t, born, died } in input {
-                    let change = tracker.advance(t, born, &died);
-                    if !feed_above {
-                        continue;
+// ---- JSON output (docs/formats.md) ----
+
+/// `ets classify GAME --move N --format json`: the elements at one position.
+#[derive(Debug, Clone, Serialize)]
+pub struct PositionJson {
+    /// The position.
+    #[serde(rename = "move")]
+    pub mv: u32,
+    /// Per level.
+    pub levels: Vec<PositionLevelJson>,
+}
+
+/// One level of [`PositionJson`].
+#[derive(Debug, Clone, Serialize)]
+pub struct PositionLevelJson {
+    /// The level.
+    pub level: u32,
+    /// The elements listed.
+    pub elements: Vec<ElementJson>,
+    /// Overlaps between elements present at the position.
+    pub overlaps: Vec<OverlapJson>,
+}
+
+/// One element.
+#[derive(Debug, Clone, Serialize)]
+pub struct ElementJson {
+    /// `L{level}:{id}`, the id stable across positions and routes.
+    pub id: String,
+    /// Class name.
+    pub class: String,
+    /// The thesis's symbol, if the class has one.
+    pub thesis: Option<String>,
+    /// Vertices (GTP names).
+    pub vertices: Vec<String>,
+    /// The position of its first application.
+    pub born: u32,
+    /// The first position it is no longer present in, if any.
+    pub died: Option<u32>,
+    /// Whether its schedule may end where it stands (false: still forming, listed with
+    /// `--forming`).
+    pub complete: bool,
+}
+
+/// One overlap edge.
+#[derive(Debug, Clone, Serialize)]
+pub struct OverlapJson {
+    /// First element.
+    pub a: String,
+    /// Second element.
+    pub b: String,
+    /// The constraints they overlap on.
+    pub constraints: Vec<String>,
+}
+
+/// `ets classify GAME --timeline --format json`: every element of the game with its life.
+#[derive(Debug, Clone, Serialize)]
+pub struct TimelineJson {
+    /// The last position.
+    pub moves: u32,
+    /// Per level.
+    pub levels: Vec<TimelineLevelJson>,
+}
+
+/// One level of [`TimelineJson`].
+#[derive(Debug, Clone, Serialize)]
+pub struct TimelineLevelJson {
+    /// The level.
+    pub level: u32,
+    /// Every element begun.
+    pub elements: Vec<LifeJson>,
+}
+
+/// One element's life.
+#[derive(Debug, Clone, Serialize)]
+pub struct LifeJson {
+    /// `L{level}:{id}`.
+    pub id: String,
+    /// Class name.
+    pub class: String,
+    /// The thesis's symbol, if any.
+    pub thesis: Option<String>,
+    /// Vertices when it was last present.
+    pub vertices: Vec<String>,
+    /// The position of its first application.
+    pub born: u32,
+    /// The position it became complete at (none: it is still forming).
+    pub completed: Option<u32>,
+    /// The first position it is no longer present in, if any.
+    pub died: Option<u32>,
+    /// Why it ended.
+    pub end: EndKind,
+    /// The element it merged into, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub merged_into: Option<String>,
+    /// Levels ≥ 1: per constraint, the positions at which it applied it (its formative history).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub history: BTreeMap<String, Vec<u32>>,
+}
+
+impl GoTimeline {
+    /// The JSON view of the classification at position `t`; with `all`, level-0 elements that
+    /// ended are listed too.
+    pub fn position_json(&self, t: u32, all: bool, forming: bool) -> PositionJson {
+        let st = self.setting();
+        let rows = self.sensor.size().1;
+        let c = self.classification_at(t, forming);
+        let mut levels = Vec::new();
+        for l in &c.hierarchy.levels {
+            let named = &c.named[l.level as usize];
+            let listed: Vec<usize> = (0..l.elements.len())
+                .filter(|&i| all || named[i].died.is_none())
+                .collect();
+            let id = |i: usize| format!("L{}:{}", l.level, named[i].id);
+            let elements = listed
+                .iter()
+                .map(|&i| {
+                    let e = &l.elements[i];
+                    let cl = st.class(e.class);
+                    ElementJson {
+                        id: id(i),
+                        class: cl.name.clone(),
+                        thesis: cl.symbol.clone(),
+                        vertices: named[i].vertices.iter().map(|p| p.gtp(rows)).collect(),
+                        born: named[i].born,
+                        died: named[i].died,
+                        complete: e.complete,
                     }
-                    let m = tracker.matches();
-                    let born = change.born.iter().map(|&i| {
-                        let f = &tracker.instances()[i].found;
-                        (i, (f.class.0, f.apps.iter().map(|&a| (m.constraint(a), a)).collect()))
-                    });
-                    // The level above has ended only if this thread panicked; nothing to send to.
-                    let _ = tx.send(feed.step(t, born, &change.died));
-                }
-                let of = feed.node_of(tracker.instances().len());
-                drop(tx);
-                (tracker, of)
-            }));
+                })
+                .collect();
+            // The level-(n+1) struct holds the elements present at the position, in order.
+            let living: Vec<usize> = (0..l.elements.len()).filter(|&i| named[i].died.is_none()).collect();
+            let overlaps = l
+                .overlaps()
+                .edges
+                .iter()
+                .map(|(a, b, cs)| OverlapJson {
+                    a: id(living[*a as usize]),
+                    b: id(living[*b as usize]),
+                    constraints: cs.iter().map(|&x| st.constraint(x).name.clone()).collect(),
+                })
+                .collect();
+            levels.push(PositionLevelJson {
+                level: l.level,
+                elements,
+                overlaps,
+            });
         }
-        drop(rx);
-        for s in steps {
-            let _ = tx0.send(s);
-        }
-        drop(tx0);
-        let mut trackers = Vec::new();
-        let mut ofs = Vec::new();
-        for (i, h) in handles.into_iter().enumerate() {
-            let (tr, of) = match h.join() {
-                Ok(x) => x,
-                Err(p) => std::panic::resume_unwind(p),
-            };
-            trackers.push(tr);
-            if (i as u32) + 1 < top {
-                ofs.push(of);
-            }
-        }
-        (trackers, ofs)
-    })
-}
+        PositionJson { mv: t, levels }
+    }
 
-#[allow(dead_code)]
-fn _assert_send(_: Arc<Setting>) {}
+    /// The JSON view of every element's life up to the last position.
+    pub fn timeline_json(&self, forming: bool) -> TimelineJson {
+        let st = self.setting();
+        let rows = self.sensor.size().1;
+        let last = self.position().unwrap_or(0);
+        let levels = self
+            .timeline
+            .levels()
+            .iter()
+            .map(|lv| {
+                let level = lv.number();
+                let elements = (0..lv.elements().len() as ElementId)
+                    .filter(|&e| {
+                        let el = lv.element(e);
+                        !el.is_stillborn() && (forming || el.completed().is_some())
+                    })
+                    .map(|e| {
+                        let el = lv.element(e);
+                        let cl = st.class(el.class());
+                        let seen = el.ended().map_or(last, |d| d.saturating_sub(1).max(el.born()));
+                        let mut history: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+                        if level > 0 {
+                            for (m, step) in el.applications_with_steps() {
+                                let v = history.entry(st.constraint(lv.constraint(m)).name.clone()).or_default();
+                                if v.last() != Some(&step) {
+                                    v.push(step);
+                                }
+                            }
+                        }
+                        LifeJson {
+                            id: format!("L{level}:{e}"),
+                            class: cl.name.clone(),
+                            thesis: cl.symbol.clone(),
+                            vertices: self.vertices(level, e, seen).iter().map(|p| p.gtp(rows)).collect(),
+                            born: el.born(),
+                            completed: el.completed(),
+                            died: el.ended(),
+                            end: el.end_kind(),
+                            merged_into: el.merged_into().map(|m| format!("L{level}:{m}")),
+                            history,
+                        }
+                    })
+                    .collect();
+                TimelineLevelJson { level, elements }
+            })
+            .collect();
+        TimelineJson { moves: last, levels }
+    }
+}

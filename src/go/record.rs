@@ -23,7 +23,8 @@
 
 use std::sync::Arc;
 
-use crate::ets::{Alphabet, NodeId, PrimitiveKind, Struct, StructError};
+use crate::ets::timeline::{Timeline, TimelineError};
+use crate::ets::{Alphabet, NodeId, PrimitiveKind, Struct};
 
 use super::board::{Board, Cell, Color, Point};
 
@@ -192,66 +193,299 @@ pub struct Recording {
     pub layer_count: u32,
 }
 
-struct Recorder<'a> {
-    k: &'a GoAlphabet,
-    s: Struct,
-    cols: usize,
-    rows: usize,
-    /// Open half-line processes, by (extended vertex, direction): the terminal that carries it.
-    open: Vec<Option<(NodeId, u8)>>,
-    /// The keys of `open` that may hold a process (a superset; pruned each layer), without repeats.
-    open_keys: Vec<usize>,
-    /// Whether a key is in `open_keys`.
-    listed: Vec<bool>,
-    layer: Vec<u32>,
-    position: Vec<u32>,
-    place: Vec<Place>,
-    sub: u32,
+/// Where the sensor writes: a timeline (within an open step) or a plain struct.
+pub trait Grow {
+    /// Adds a primitive.
+    fn add(&mut self, kind: PrimitiveKind) -> Result<NodeId, TimelineError>;
+    /// Joins a terminal site of an earlier primitive to an initial site of a later one.
+    fn connect(&mut self, from: NodeId, from_site: usize, to: NodeId, to_site: usize) -> Result<(), TimelineError>;
 }
 
-impl<'a> Recorder<'a> {
+impl Grow for Timeline {
+    fn add(&mut self, kind: PrimitiveKind) -> Result<NodeId, TimelineError> {
+        Timeline::add(self, kind)
+    }
+    fn connect(&mut self, from: NodeId, from_site: usize, to: NodeId, to_site: usize) -> Result<(), TimelineError> {
+        Timeline::connect(self, from, from_site, to, to_site)
+    }
+}
+
+impl Grow for Struct {
+    fn add(&mut self, kind: PrimitiveKind) -> Result<NodeId, TimelineError> {
+        Ok(self.add_primitive(kind)?)
+    }
+    fn connect(&mut self, from: NodeId, from_site: usize, to: NodeId, to_site: usize) -> Result<(), TimelineError> {
+        Ok(Struct::connect(self, from, from_site, to, to_site)?)
+    }
+}
+
+/// (dx, dy) for each colour site direction: left, up, down, right.
+const D: [(isize, isize); 4] = [(-1, 0), (0, -1), (0, 1), (1, 0)];
+
+/// What the sensor changed at one position (for undo).
+#[derive(Debug, Clone, Default)]
+struct SensorLog {
+    open: Vec<(u32, Option<(NodeId, u8)>)>,
+    half: Vec<(u32, u8)>,
+    nodes: usize,
+    sub: u32,
+    focus: Option<Point>,
+}
+
+/// The player's awareness as it grows, position after position (§4.3–4.4): turns each position
+/// into the refresh layers of one step.
+///
+/// Awareness is not dropped when attention moves on (§4.4.2: "a quick glance at the board is
+/// sufficient to refresh his memory"): the processes of a vertex that is not attended stay open
+/// ("dormant") and its next colour primitive, whenever attention comes back, consumes them, so a
+/// vertex's awareness — and the elements it carries — goes on, and a stone played or removed while
+/// attention was elsewhere is perceived as a play or a removal when it returns. At the border of
+/// the attended region, the adjacency primitive toward an unattended vertex is a look from the
+/// attended side: its far-side site is fed by a `pi6` and absorbed by a `pi7`, leaving the
+/// unattended vertex's own processes untouched. A pair perceived from one side is perceived from
+/// both the next time either end is attended. A position that changes nothing (a pass) adds no
+/// layer. See `docs/semantics.md`.
+#[derive(Debug, Clone)]
+pub struct Sensor {
+    k: GoAlphabet,
+    cols: usize,
+    rows: usize,
+    opts: RecordOptions,
+    /// Per (extended vertex, direction): the terminal carrying that half-line's process.
+    open: Vec<Option<(NodeId, u8)>>,
+    /// Per pair (extended vertex × 2 + vertical): 0, or the end (1: left/upper, 2: right/lower)
+    /// perceived alone since the pair was last perceived from both ends.
+    half: Vec<u8>,
+    /// Per primitive: its sublayer (colour sublayers even, adjacency sublayers odd).
+    pub layer: Vec<u32>,
+    /// Per primitive: what it stands for.
+    pub place: Vec<Place>,
+    /// Per primitive: the position it perceives.
+    pub position: Vec<u32>,
+    sub: u32,
+    focus: Option<Point>,
+    positions: u32,
+    log: Option<Vec<SensorLog>>,
+    cur: SensorLog,
+}
+
+impl Sensor {
+    /// A sensor for a `cols` × `rows` board.
+    pub fn new(kinds: &GoAlphabet, cols: u8, rows: u8, opts: RecordOptions) -> Sensor {
+        let (cols, rows) = (cols as usize, rows as usize);
+        Sensor {
+            k: kinds.clone(),
+            cols,
+            rows,
+            opts,
+            open: vec![None; (cols + 2) * (rows + 2) * 4],
+            half: vec![0; (cols + 2) * (rows + 2) * 2],
+            layer: Vec::new(),
+            place: Vec::new(),
+            position: Vec::new(),
+            sub: 0,
+            focus: None,
+            positions: 0,
+            log: None,
+            cur: SensorLog::default(),
+        }
+    }
+    /// Keeps what each position changed, so that [`Sensor::undo`] can take it back.
+    pub fn keep_journal(&mut self, keep: bool) {
+        self.log = keep.then(Vec::new);
+    }
+    /// The options.
+    pub fn options(&self) -> RecordOptions {
+        self.opts
+    }
+    /// Number of positions perceived.
+    pub fn positions(&self) -> u32 {
+        self.positions
+    }
+    /// Board size.
+    pub fn size(&self) -> (u8, u8) {
+        (self.cols as u8, self.rows as u8)
+    }
+
     fn ext(&self, x: usize, y: usize) -> usize {
         y * (self.cols + 2) + x
     }
-    fn node(&mut self, kind: PrimitiveKind, pos: u32, place: Place) -> Result<NodeId, StructError> {
-        let n = self.s.add_primitive(kind)?;
+    fn set_open(&mut self, key: usize, v: Option<(NodeId, u8)>) {
+        if self.log.is_some() {
+            self.cur.open.push((key as u32, self.open[key]));
+        }
+        self.open[key] = v;
+    }
+    fn set_half(&mut self, key: usize, v: u8) {
+        if self.half[key] == v {
+            return;
+        }
+        if self.log.is_some() {
+            self.cur.half.push((key as u32, self.half[key]));
+        }
+        self.half[key] = v;
+    }
+    fn node<G: Grow>(
+        &mut self,
+        g: &mut G,
+        kind: PrimitiveKind,
+        pos: u32,
+        place: Place,
+    ) -> Result<NodeId, TimelineError> {
+        let n = g.add(kind)?;
         self.layer.push(self.sub);
         self.position.push(pos);
         self.place.push(place);
         Ok(n)
     }
-    /// Feeds initial site `site` of `n` with the open half-line `key`, or with a fresh `pi6`.
-    fn feed(&mut self, key: usize, n: NodeId, site: usize, pos: u32) -> Result<(), StructError> {
-        match self.open[key].take() {
-            Some((m, t)) => self.s.connect(m, t as usize, n, site),
-            None => {
-                let st = self.node(self.k.start, pos, Place::Attention)?;
-                self.s.connect(st, 0, n, site)
+    /// The terminal carrying half-line `key`, or a new `pi6` (attention starts there).
+    fn source<G: Grow>(&mut self, g: &mut G, key: Option<usize>, pos: u32) -> Result<(NodeId, u8), TimelineError> {
+        if let Some(k) = key
+            && let Some(v) = self.open[k]
+        {
+            return Ok(v);
+        }
+        let st = self.node(g, self.k.start, pos, Place::Attention)?;
+        Ok((st, 0))
+    }
+
+    /// Perceives position `pos` (the board after it, the move that reached it, the vertices whose
+    /// colour changed) as the layers of one step of `g`.
+    pub fn perceive<G: Grow>(
+        &mut self,
+        g: &mut G,
+        board: &Board,
+        last_move: Option<Point>,
+        changed: &[Point],
+    ) -> Result<(), TimelineError> {
+        let pos = self.positions;
+        self.cur = SensorLog {
+            nodes: self.place.len(),
+            sub: self.sub,
+            focus: self.focus,
+            ..SensorLog::default()
+        };
+        self.positions += 1;
+        let (cols, rows) = (self.cols, self.rows);
+        if let Some(m) = last_move {
+            self.focus = Some(m);
+        }
+        if pos > 0 && changed.is_empty() {
+            // Nothing on the board changed (a pass): nothing new to perceive.
+            self.finish_log();
+            return Ok(());
+        }
+        let all = vec![true; cols * rows];
+        let layers = self.opts.layers.max(1);
+        match self.opts.attention {
+            Attention::Full => {
+                for _ in 0..layers {
+                    self.layer(g, board, &all, pos)?;
+                }
+            }
+            Attention::Focus { radius, cap } => {
+                let mask = if pos == 0 {
+                    // The player's first look takes in the whole board.
+                    all
+                } else {
+                    let mut m = focus_mask(cols, rows, self.focus, radius, cap);
+                    for &p in changed {
+                        m[p.row as usize * cols + p.col as usize] = true;
+                        for n in board.neighbours(p) {
+                            m[n.row as usize * cols + n.col as usize] = true;
+                        }
+                    }
+                    m
+                };
+                for _ in 0..layers {
+                    self.layer(g, board, &mask, pos)?;
+                }
+            }
+            Attention::Sweep { width } => {
+                let w = (width as usize).clamp(1, cols);
+                for start in 0..=(cols - w) {
+                    let mut mask = vec![false; cols * rows];
+                    for row in 0..rows {
+                        for col in start..start + w {
+                            mask[row * cols + col] = true;
+                        }
+                    }
+                    for _ in 0..layers {
+                        self.layer(g, board, &mask, pos)?;
+                    }
+                }
             }
         }
-    }
-    fn set_open(&mut self, key: usize, v: (NodeId, u8)) {
-        if !self.listed[key] {
-            self.listed[key] = true;
-            self.open_keys.push(key);
-        }
-        self.open[key] = Some(v);
-    }
-    fn absorb(&mut self, key: usize, pos: u32) -> Result<(), StructError> {
-        if let Some((m, t)) = self.open[key].take() {
-            let e = self.node(self.k.end, pos, Place::Attention)?;
-            self.s.connect(m, t as usize, e, 0)?;
-        }
+        self.finish_log();
         Ok(())
     }
 
-    /// One refresh layer over the attended vertices `att` (a mask over board points).
-    fn layer(&mut self, board: &Board, att: &[bool], pos: u32) -> Result<(), StructError> {
+    fn finish_log(&mut self) {
+        if let Some(l) = self.log.as_mut() {
+            l.push(std::mem::take(&mut self.cur));
+        }
+    }
+
+    /// Takes the last position back (the struct it wrote is the caller's to take back).
+    pub fn undo(&mut self) -> bool {
+        let Some(l) = self.log.as_mut().and_then(|l| l.pop()) else {
+            return false;
+        };
+        for (k, v) in l.open.into_iter().rev() {
+            self.open[k as usize] = v;
+        }
+        for (k, v) in l.half.into_iter().rev() {
+            self.half[k as usize] = v;
+        }
+        self.layer.truncate(l.nodes);
+        self.place.truncate(l.nodes);
+        self.position.truncate(l.nodes);
+        self.sub = l.sub;
+        self.focus = l.focus;
+        self.positions -= 1;
+        true
+    }
+
+    /// One refresh layer over the attended vertices `att` (a mask over board points), closed
+    /// first under the pairs perceived from their other end alone.
+    fn layer<G: Grow>(&mut self, g: &mut G, board: &Board, att: &[bool], pos: u32) -> Result<(), TimelineError> {
         let (cols, rows) = (self.cols, self.rows);
+        let mut att = att.to_vec();
+        // A pair perceived from one end alone is perceived from both the next time either is
+        // (with a focus: a pan perceives both ends of every pair together at every position).
+        let focus = matches!(self.opts.attention, Attention::Focus { .. });
+        let mut stack: Vec<usize> = if focus {
+            (0..att.len()).filter(|&i| att[i]).collect()
+        } else {
+            Vec::new()
+        };
+        while let Some(i) = stack.pop() {
+            let (x, y) = (i % cols + 1, i / cols + 1);
+            for (d, &(dx, dy)) in D.iter().enumerate() {
+                let (nx, ny) = ((x as isize + dx) as usize, (y as isize + dy) as usize);
+                if nx < 1 || ny < 1 || nx > cols || ny > rows {
+                    continue;
+                }
+                let j = (ny - 1) * cols + (nx - 1);
+                if att[j] {
+                    continue;
+                }
+                // The pair's key and which end the neighbour is.
+                let (key, nb_end) = match d {
+                    0 => (self.ext(nx, ny) * 2, 1u8),
+                    1 => (self.ext(nx, ny) * 2 + 1, 1),
+                    2 => (self.ext(x, y) * 2 + 1, 2),
+                    _ => (self.ext(x, y) * 2, 2),
+                };
+                if self.half[key] == nb_end {
+                    att[j] = true;
+                    stack.push(j);
+                }
+            }
+        }
         let on = |x: usize, y: usize| x >= 1 && y >= 1 && x <= cols && y <= rows;
         let attended = |x: usize, y: usize| on(x, y) && att[(y - 1) * cols + (x - 1)];
-        // (dx, dy) for each colour site direction.
-        const D: [(isize, isize); 4] = [(-1, 0), (0, -1), (0, 1), (1, 0)];
+        // An edge slot is present when its on-board neighbour is attended.
         let present = |x: usize, y: usize| -> bool {
             attended(x, y)
                 || (!on(x, y)
@@ -260,7 +494,6 @@ impl<'a> Recorder<'a> {
                         nx >= 0 && ny >= 0 && attended(nx as usize, ny as usize)
                     }))
         };
-        // The attended region's bounding box, one wider (extended coordinates).
         let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
         for (i, _) in att.iter().enumerate().filter(|(_, a)| **a) {
             let (x, y) = (i % cols + 1, i / cols + 1);
@@ -269,32 +502,6 @@ impl<'a> Recorder<'a> {
         if x0 == usize::MAX {
             return Ok(());
         }
-        // 0. Absorb what this layer will not consume.
-        let keys = std::mem::take(&mut self.open_keys);
-        for &key in &keys {
-            if self.open[key].is_none() {
-                continue;
-            }
-            let (cell, d) = (key / 4, key % 4);
-            let (x, y) = (cell % (cols + 2), cell / (cols + 2));
-            let (dx, dy) = D[d];
-            let (nx, ny) = (x as isize + dx, y as isize + dy);
-            let across = nx >= 0 && ny >= 0 && attended(nx as usize, ny as usize);
-            if !attended(x, y) && !across {
-                // neither a colour primitive here nor a border adjacency will take it; an edge
-                // slot's only live direction is toward its attended neighbour
-                self.absorb(key, pos)?;
-            }
-        }
-        let mut kept = Vec::with_capacity(keys.len());
-        for k in keys {
-            if self.open[k].is_some() {
-                kept.push(k);
-            } else {
-                self.listed[k] = false;
-            }
-        }
-        self.open_keys = kept;
         // 1. Colour sublayer.
         for y in y0..=y1 {
             for x in x0..=x1 {
@@ -303,11 +510,14 @@ impl<'a> Recorder<'a> {
                         col: (x - 1) as u8,
                         row: (y - 1) as u8,
                     };
-                    let n = self.node(self.k.colour(board.get(p)), pos, Place::Vertex(p))?;
-                    for d in 0..4 {
-                        let key = self.ext(x, y) * 4 + d;
-                        self.feed(key, n, d, pos)?;
-                        self.set_open(key, (n, d as u8));
+                    let mut src = [(0, 0); 4];
+                    for (d, s) in src.iter_mut().enumerate() {
+                        *s = self.source(g, Some(self.ext(x, y) * 4 + d), pos)?;
+                    }
+                    let n = self.node(g, self.k.colour(board.get(p)), pos, Place::Vertex(p))?;
+                    for (d, &(m, t)) in src.iter().enumerate() {
+                        g.connect(m, t as usize, n, d)?;
+                        self.set_open(self.ext(x, y) * 4 + d, Some((n, d as u8)));
                     }
                 } else if !on(x, y) && present(x, y) {
                     for (d, &(dx, dy)) in D.iter().enumerate() {
@@ -319,10 +529,11 @@ impl<'a> Recorder<'a> {
                             col: (nx - 1) as u8,
                             row: (ny - 1) as u8,
                         };
-                        let n = self.node(self.k.edge, pos, Place::Edge { of, dir: (3 - d) as u8 })?;
                         let key = self.ext(x, y) * 4 + d;
-                        self.feed(key, n, 0, pos)?;
-                        self.set_open(key, (n, 0));
+                        let (m, t) = self.source(g, Some(key), pos)?;
+                        let n = self.node(g, self.k.edge, pos, Place::Edge { of, dir: (3 - d) as u8 })?;
+                        g.connect(m, t as usize, n, 0)?;
+                        self.set_open(key, Some((n, 0)));
                     }
                 }
             }
@@ -340,7 +551,12 @@ impl<'a> Recorder<'a> {
                         continue;
                     }
                     let (da, db) = if vertical { (DOWN, UP) } else { (RIGHT, LEFT) };
+                    let (ka, kb) = (self.ext(x, y) * 4 + da, self.ext(x2, y2) * 4 + db);
+                    let (pa, pb) = (present(x, y), present(x2, y2));
+                    let sa = self.source(g, pa.then_some(ka), pos)?;
+                    let sb = self.source(g, pb.then_some(kb), pos)?;
                     let n = self.node(
+                        g,
                         self.k.adjacency,
                         pos,
                         Place::Pair {
@@ -349,17 +565,51 @@ impl<'a> Recorder<'a> {
                             vertical,
                         },
                     )?;
-                    let (ka, kb) = (self.ext(x, y) * 4 + da, self.ext(x2, y2) * 4 + db);
-                    self.feed(ka, n, 0, pos)?;
-                    self.feed(kb, n, 1, pos)?;
-                    self.set_open(ka, (n, 0));
-                    self.set_open(kb, (n, 1));
+                    g.connect(sa.0, sa.1 as usize, n, 0)?;
+                    g.connect(sb.0, sb.1 as usize, n, 1)?;
+                    for (present_end, key, site) in [(pa, ka, 0u8), (pb, kb, 1u8)] {
+                        if present_end {
+                            self.set_open(key, Some((n, site)));
+                        } else {
+                            // A look from the attended side: the far side's process ends here.
+                            let e = self.node(g, self.k.end, pos, Place::Attention)?;
+                            g.connect(n, site as usize, e, 0)?;
+                        }
+                    }
+                    if on(x, y) && on(x2, y2) {
+                        let pk = self.ext(x, y) * 2 + vertical as usize;
+                        let v = match (pa, pb) {
+                            (true, true) => 0,
+                            (true, false) => 1,
+                            (false, true) => 2,
+                            _ => unreachable!("a pair with an attended end"),
+                        };
+                        self.set_half(pk, v);
+                    }
                 }
             }
         }
         self.sub += 1;
         Ok(())
     }
+
+    /// Absorbs every open process with a `pi7` (attention leaves everything): the end of a
+    /// recording, whose lattice is then closed.
+    pub fn finish<G: Grow>(&mut self, g: &mut G) -> Result<(), TimelineError> {
+        let pos = self.positions.saturating_sub(1);
+        for key in 0..self.open.len() {
+            if let Some((m, t)) = self.open[key].take() {
+                let e = self.node(g, self.k.end, pos, Place::Attention)?;
+                g.connect(m, t as usize, e, 0)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The vertices whose colour differs between two boards (of one size), row by row.
+pub fn changes(before: &Board, after: &Board) -> Vec<Point> {
+    after.points().filter(|&p| before.get(p) != after.get(p)).collect()
 }
 
 /// The attended vertices of position `pos` for a focus on `last` (None: nothing attended).
@@ -382,93 +632,43 @@ fn focus_mask(cols: usize, rows: usize, last: Option<Point>, radius: u8, cap: us
     m
 }
 
-/// Records the struct of a sequence of positions. `last_moves[k]` is the vertex played to reach
+/// Records the struct of a sequence of positions: the sensor over each in turn, then attention
+/// leaves everything (the lattice is closed). `last_moves[k]` is the vertex played to reach
 /// position k (None for the initial position and passes); it steers the focus policy.
 pub fn record(
     kinds: &GoAlphabet,
     positions: &[Board],
     last_moves: &[Option<Point>],
     opts: RecordOptions,
-) -> Result<Recording, StructError> {
+) -> Result<Recording, TimelineError> {
     let first = positions.first().cloned().unwrap_or_else(|| Board::new(19, 19));
-    let (cols, rows) = (first.cols() as usize, first.rows() as usize);
-    let per_layer = cols * rows * 3 + 4 * (cols + rows);
-    let n_layers = match opts.attention {
-        Attention::Sweep { width } => positions.len() * opts.layers * (cols + 1).saturating_sub(width as usize).max(1),
-        _ => positions.len() * opts.layers,
-    };
-    let est = if matches!(opts.attention, Attention::Focus { .. }) {
-        n_layers * 64
+    let (cols, rows) = (first.cols(), first.rows());
+    let per_layer = cols as usize * rows as usize * 3 + 4 * (cols as usize + rows as usize);
+    let est = if matches!(opts.attention, Attention::Full) {
+        positions.len() * opts.layers * per_layer
     } else {
-        n_layers * per_layer
+        per_layer + positions.len() * 128
     };
-    let mut r = Recorder {
-        k: kinds,
-        // Processes: up to four per colour primitive, two per adjacency one (the slots, twice that).
-        s: Struct::with_capacity(kinds.alphabet.clone(), est, est * 3),
-        cols,
-        rows,
-        open: vec![None; (cols + 2) * (rows + 2) * 4],
-        open_keys: Vec::new(),
-        listed: vec![false; (cols + 2) * (rows + 2) * 4],
-        layer: Vec::with_capacity(est),
-        position: Vec::with_capacity(est),
-        place: Vec::with_capacity(est),
-        sub: 0,
-    };
-    let mut last_focus: Option<Point> = None;
+    let mut s = Struct::with_capacity(kinds.alphabet.clone(), est, est * 3);
+    let mut sensor = Sensor::new(kinds, cols, rows, opts);
     for (pos, board) in positions.iter().enumerate() {
-        let p = pos as u32;
-        match opts.attention {
-            Attention::Full => {
-                let all = vec![true; cols * rows];
-                for _ in 0..opts.layers {
-                    r.layer(board, &all, p)?;
-                }
-            }
-            Attention::Focus { radius, cap } => {
-                if let Some(Some(m)) = last_moves.get(pos) {
-                    last_focus = Some(*m);
-                }
-                let mask = focus_mask(cols, rows, last_focus, radius, cap);
-                if mask.iter().any(|&b| b) {
-                    for _ in 0..opts.layers {
-                        r.layer(board, &mask, p)?;
-                    }
-                }
-            }
-            Attention::Sweep { width } => {
-                let w = (width as usize).clamp(1, cols);
-                for start in 0..=(cols - w) {
-                    let mut mask = vec![false; cols * rows];
-                    for row in 0..rows {
-                        for col in start..start + w {
-                            mask[row * cols + col] = true;
-                        }
-                    }
-                    for _ in 0..opts.layers {
-                        r.layer(board, &mask, p)?;
-                    }
-                }
-            }
-        }
+        let changed = if pos == 0 {
+            Vec::new()
+        } else {
+            changes(&positions[pos - 1], board)
+        };
+        sensor.perceive(&mut s, board, last_moves.get(pos).copied().flatten(), &changed)?;
     }
-    let last = positions.len().saturating_sub(1) as u32;
-    let mut keys = std::mem::take(&mut r.open_keys);
-    keys.sort_unstable();
-    keys.dedup();
-    for key in keys {
-        r.absorb(key, last)?;
-    }
-    let layer_count = r.sub / 2;
-    r.s.shrink_to_fit();
+    sensor.finish(&mut s)?;
+    s.shrink_to_fit();
+    let layer_count = sensor.sub / 2;
     Ok(Recording {
-        strukt: r.s,
+        strukt: s,
         kinds: kinds.clone(),
-        size: (cols as u8, rows as u8),
-        layer: r.layer,
-        position: r.position,
-        place: r.place,
+        size: (cols, rows),
+        layer: sensor.layer,
+        position: sensor.position,
+        place: sensor.place,
         layer_count,
     })
 }

@@ -3,7 +3,7 @@
 //! classification the move would extend, merge, save, put in atari, capture, fill or touch.
 //!
 //! The classes come from the engine: every position of a game is classified by
-//! [`classify_every`] over the embedded Go setting (`grammars/go/`), and the elements alive at a
+//! [`classify_game`] over the embedded Go setting (`grammars/go/`), and the elements alive at a
 //! position, with their vertices, are read here. A class is named relative to the player to move:
 //! a class whose name begins with the mover's colour (`black_…` for Black) reads `own …`, the
 //! other colour `opp …`, both colours (`black_white_…`) `mixed …`, none `any …`. What the move
@@ -31,7 +31,7 @@ use smallvec::SmallVec;
 use super::position::{Analysis, Position};
 use crate::ets::Setting;
 use crate::go::board::{Cell, Color, Point};
-use crate::go::classify::{Timeline, classify_every, embedded_setting};
+use crate::go::classify::{GoTimeline, classify_game, embedded_setting};
 use crate::go::game::Replay;
 use crate::go::record::RecordOptions;
 
@@ -111,46 +111,47 @@ fn relative(name: &str) -> ([String; 2], [u8; 2]) {
 
 /// The classification of a game, position by position, as the class features read it.
 pub struct GameClasses {
-    timeline: Timeline,
-    /// Per level 1..=2, per element/instance: its relative names and roles.
-    names: Vec<Vec<([String; 2], [u8; 2])>>,
+    game: GoTimeline,
 }
 
 impl GameClasses {
-    /// Classifies every position of a replayed game (levels 0–2).
+    /// Classifies every position of a replayed game (levels 0–2) through the engine's timeline.
     pub fn new(replay: &Replay) -> Result<GameClasses, String> {
         let st = setting();
         let mut last = vec![None];
         last.extend(replay.moves.iter().map(|m| m.point));
-        let timeline = classify_every(st, &replay.positions, &last, RecordOptions::default(), Some(2))?;
-        let names = (1..timeline.named.len())
-            .map(|level| {
-                (0..timeline.named[level].len())
-                    .map(|i| relative(&st.class(timeline.class_of(level, i)).name))
-                    .collect()
-            })
-            .collect();
-        Ok(GameClasses { timeline, names })
+        let game = classify_game(
+            std::sync::Arc::new(st.clone()),
+            &replay.positions,
+            &last,
+            RecordOptions::default(),
+            Some(2),
+        )
+        .map_err(|e| e.to_string())?;
+        Ok(GameClasses { game })
     }
 
-    /// The elements of levels 1 and 2 alive at position `k` (the board after `k` moves), indexed
-    /// by vertex.
+    /// The elements of levels 1 and 2 present at position `k` (the board after `k` moves),
+    /// indexed by vertex.
     pub fn at(&self, k: usize) -> PositionClasses {
+        let st = setting();
         let mut alive = Vec::new();
         let mut by_point: FxHashMap<Point, SmallVec<[u32; 6]>> = FxHashMap::default();
-        for level in 1..self.timeline.named.len() {
-            for i in self.timeline.alive_at(level, k as u32) {
-                let n = &self.timeline.named[level][i];
-                let (rel, role) = self.names[level - 1][i].clone();
+        let t = k as u32;
+        for level in 1..=2u32 {
+            let lv = self.game.timeline().level(level);
+            for e in self.game.present(level, t, false) {
+                let vertices = self.game.vertices(level, e, t);
+                let (rel, role) = relative(&st.class(lv.element(e).class()).name);
                 let id = alive.len() as u32;
-                for &v in &n.vertices {
+                for &v in &vertices {
                     by_point.entry(v).or_default().push(id);
                 }
                 alive.push(Alive {
-                    level: level as u32,
+                    level,
                     rel,
                     role,
-                    vertices: n.vertices.clone(),
+                    vertices,
                 });
             }
         }

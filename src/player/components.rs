@@ -70,7 +70,7 @@ pub struct SeenElement {
 /// engine over the Go class setting (`go::classify`).
 pub fn elements_of(setting: &Setting, game: &GameState) -> Result<Vec<SeenElement>, String> {
     let (boards, last) = game.history_boards();
-    let c = classify(setting, &boards, &last, RecordOptions::default(), Some(2))?;
+    let c = classify(setting, &boards, &last, RecordOptions::default(), Some(2)).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     for (level, res) in c.hierarchy.levels.iter().enumerate().skip(1) {
         for (i, e) in res.elements.iter().enumerate() {

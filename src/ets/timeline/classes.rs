@@ -1,0 +1,214 @@
+//! What the incremental derivation needs of each class of one level, compiled once: the moves its
+//! schedule's minimal automaton allows per state and constraint (§3.4.1.2), its start constraints,
+//! the constraints it records, and each constraint's context part (§3.4.1.1).
+
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+use crate::ets::ids::{ClassId, ConstraintId};
+use crate::ets::setting::Setting;
+
+/// The set index an application records when it was not a step of the schedule but a match of a
+/// constraint the class records (`overlaps`), or a match lying wholly inside the element.
+pub const RECORDED: u8 = u8::MAX;
+
+/// One class of a level, compiled.
+#[derive(Debug, Clone)]
+pub(crate) struct ClassRt {
+    pub class: ClassId,
+    pub start: u32,
+    /// Per state: whether the schedule may end there.
+    pub accept: Vec<bool>,
+    /// Per state: whether no transition leaves it (the generating system has terminated).
+    pub terminal: Vec<bool>,
+    /// Per state: transitions `(set, target)`.
+    pub trans: Vec<Vec<(u8, u32)>>,
+    /// Constraint → local index (the constraints the class uses in a set or records).
+    pub local: FxHashMap<ConstraintId, u16>,
+    /// Per state, per local constraint: the transitions `(set, target)` through a set holding it.
+    pub moves: Vec<Vec<SmallVec<[(u8, u32); 2]>>>,
+    /// Per state, per local constraint: whether some state reachable from it (itself included)
+    /// may use the constraint (a pending candidate is kept only while this holds).
+    pub usable_later: Vec<Vec<bool>>,
+    /// Per local constraint: the sets leaving the start state that hold it.
+    pub start_sets: Vec<SmallVec<[u8; 2]>>,
+    /// Per local constraint: whether the class records it.
+    pub recorded: Vec<bool>,
+}
+
+impl ClassRt {
+    fn new(setting: &Setting, class: ClassId) -> Self {
+        let cls = setting.class(class);
+        let dfa = cls.dfa();
+        let nq = dfa.len();
+        let mut local: FxHashMap<ConstraintId, u16> = FxHashMap::default();
+        let mut order: Vec<ConstraintId> = Vec::new();
+        for c in cls.constraints().into_iter().chain(cls.overlaps.iter().copied()) {
+            if let std::collections::hash_map::Entry::Vacant(e) = local.entry(c) {
+                e.insert(order.len() as u16);
+                order.push(c);
+            }
+        }
+        let nl = order.len();
+        let trans: Vec<Vec<(u8, u32)>> = (0..nq as u32)
+            .map(|q| {
+                dfa.sets_out(q)
+                    .filter_map(|s| dfa.step(q, s).map(|t| (s as u8, t)))
+                    .collect()
+            })
+            .collect();
+        let mut moves = vec![vec![SmallVec::new(); nl]; nq];
+        for (q, row) in trans.iter().enumerate() {
+            for &(s, t) in row {
+                for c in &cls.sets[s as usize].constraints {
+                    let l = local[c] as usize;
+                    if !moves[q][l].contains(&(s, t)) {
+                        moves[q][l].push((s, t));
+                    }
+                }
+            }
+        }
+        // Reachability: the constraints usable from each state onwards.
+        let mut usable_later = vec![vec![false; nl]; nq];
+        for (q, row) in usable_later.iter_mut().enumerate() {
+            let mut seen = vec![false; nq];
+            let mut stack = vec![q as u32];
+            seen[q] = true;
+            while let Some(p) = stack.pop() {
+                for (l, mv) in moves[p as usize].iter().enumerate() {
+                    if !mv.is_empty() {
+                        row[l] = true;
+                    }
+                }
+                for &(_, t) in &trans[p as usize] {
+                    if !seen[t as usize] {
+                        seen[t as usize] = true;
+                        stack.push(t);
+                    }
+                }
+            }
+        }
+        let mut start_sets = vec![SmallVec::new(); nl];
+        for &(s, _) in &trans[dfa.start() as usize] {
+            for c in &cls.sets[s as usize].constraints {
+                let v: &mut SmallVec<[u8; 2]> = &mut start_sets[local[c] as usize];
+                if !v.contains(&s) {
+                    v.push(s);
+                }
+            }
+        }
+        let mut recorded = vec![false; nl];
+        for c in &cls.overlaps {
+            recorded[local[c] as usize] = true;
+        }
+        ClassRt {
+            class,
+            start: dfa.start(),
+            accept: (0..nq as u32).map(|q| dfa.accepts(q)).collect(),
+            terminal: trans.iter().map(|r| r.is_empty()).collect(),
+            trans,
+            local,
+            moves,
+            usable_later,
+            start_sets,
+            recorded,
+        }
+    }
+
+    /// The local index of constraint `c`, if the class uses or records it.
+    #[inline]
+    pub fn local_of(&self, c: ConstraintId) -> Option<usize> {
+        self.local.get(&c).map(|&l| l as usize)
+    }
+}
+
+/// Per constraint: which variables are context (§3.4.1.1), hence which positions seed a
+/// derivation (a match becomes applicable when its last context node joins an element; without
+/// a context part, any shared node makes it applicable).
+#[derive(Debug, Clone)]
+pub(crate) struct ContextPart {
+    pub context: SmallVec<[bool; 8]>,
+    pub len: u16,
+}
+
+impl ContextPart {
+    fn of(setting: &Setting, c: ConstraintId) -> Self {
+        let p = &setting.constraint(c).pattern;
+        let context: SmallVec<[bool; 8]> = p.vars.iter().map(|v| v.context).collect();
+        let len = context.iter().filter(|&&b| b).count() as u16;
+        ContextPart { context, len }
+    }
+    /// Whether variable position `i` seeds a derivation.
+    #[inline]
+    pub fn seeds_at(&self, i: usize) -> bool {
+        self.len == 0 || self.context[i]
+    }
+}
+
+/// The classes of one level, compiled, with the per-constraint indices derivations look up.
+#[derive(Debug, Clone)]
+pub(crate) struct ClassTable {
+    pub classes: Vec<ClassRt>,
+    /// Per constraint id: the classes (indices into `classes`) that use it in a set.
+    pub users: Vec<SmallVec<[u16; 4]>>,
+    /// Per constraint id: the classes that record it.
+    pub recorders: Vec<SmallVec<[u16; 4]>>,
+    /// Per constraint id: the classes that may start with it.
+    pub starters: Vec<SmallVec<[u16; 4]>>,
+    /// Per constraint id: its context part (for the constraints some class of the level uses).
+    pub parts: Vec<Option<ContextPart>>,
+    /// The constraints some class of the level uses or records, ascending.
+    pub constraints: Vec<ConstraintId>,
+}
+
+impl ClassTable {
+    /// The classes of `level` in `setting`.
+    pub fn new(setting: &Setting, level: u32) -> Self {
+        let nc = setting.constraints().len();
+        let classes: Vec<ClassRt> = setting
+            .classes_at(level)
+            .into_iter()
+            .map(|c| ClassRt::new(setting, c))
+            .collect();
+        let mut users = vec![SmallVec::new(); nc];
+        let mut recorders = vec![SmallVec::new(); nc];
+        let mut starters = vec![SmallVec::new(); nc];
+        let mut parts = vec![None; nc];
+        let mut constraints = Vec::new();
+        for (k, cr) in classes.iter().enumerate() {
+            let cls = setting.class(cr.class);
+            for c in cls.constraints() {
+                users[c.0 as usize].push(k as u16);
+                if !cr.start_sets[cr.local[&c] as usize].is_empty() {
+                    starters[c.0 as usize].push(k as u16);
+                }
+                constraints.push(c);
+            }
+            for &c in &cls.overlaps {
+                if !recorders[c.0 as usize].contains(&(k as u16)) {
+                    recorders[c.0 as usize].push(k as u16);
+                }
+                constraints.push(c);
+            }
+        }
+        constraints.sort_unstable();
+        constraints.dedup();
+        for &c in &constraints {
+            parts[c.0 as usize] = Some(ContextPart::of(setting, c));
+        }
+        ClassTable {
+            classes,
+            users,
+            recorders,
+            starters,
+            parts,
+            constraints,
+        }
+    }
+
+    /// The context part of a constraint the level uses.
+    #[inline]
+    pub fn part(&self, c: ConstraintId) -> &ContextPart {
+        self.parts[c.0 as usize].as_ref().expect("a constraint of the level")
+    }
+}

@@ -1,0 +1,206 @@
+//! A level-n struct over time (§3.4.2): its nodes are the elements of level n−1, each from the
+//! step it became complete to the step it ended; its links are class element links CEL^n, one per
+//! constraint of level n−1 and set of nodes that share an application of it, each from the step
+//! the sharing began. Matching at step t admits the nodes present during t (born by t, not ended
+//! before t: an element that ends at t still takes part in what happens at t, as an element that
+//! ends and one that begins from its last events do).
+
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+use crate::ets::ids::{ConstraintId, ElementId, NONE, NodeId};
+use crate::ets::level::{cel_linked, cel_partners};
+use crate::ets::matching::{Host, LinkLabel};
+
+/// A class element link of a level-n struct over time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimedCel {
+    /// The shared constraint of level n−1.
+    pub constraint: ConstraintId,
+    /// Its members (node ids), ascending.
+    pub members: SmallVec<[NodeId; 4]>,
+    /// The step it was formed at.
+    pub formed: u32,
+}
+
+/// A level-n struct over time.
+#[derive(Debug, Clone, Default)]
+pub struct LevelHost {
+    kinds: Vec<u32>,
+    by_kind: Vec<Vec<NodeId>>,
+    born: Vec<u32>,
+    ended: Vec<u32>,
+    below: Vec<ElementId>,
+    links: Vec<TimedCel>,
+    incident: Vec<SmallVec<[(ConstraintId, u32); 6]>>,
+    pair_index: FxHashMap<(u32, NodeId, NodeId), u32>,
+    set_index: FxHashMap<(ConstraintId, SmallVec<[NodeId; 4]>), u32>,
+    /// The step matching admits nodes for.
+    at: u32,
+}
+
+impl LevelHost {
+    /// Adds a node of type `kind` (a class of level n−1) standing for element `below`, present
+    /// from step `t`.
+    pub fn add_node(&mut self, kind: u32, below: ElementId, t: u32) -> NodeId {
+        let n = self.kinds.len() as NodeId;
+        self.kinds.push(kind);
+        if self.by_kind.len() <= kind as usize {
+            self.by_kind.resize(kind as usize + 1, Vec::new());
+        }
+        self.by_kind[kind as usize].push(n);
+        self.born.push(t);
+        self.ended.push(NONE);
+        self.below.push(below);
+        self.incident.push(SmallVec::new());
+        n
+    }
+    /// Ends node `n` at step `t` (it is not present from `t` on).
+    pub fn end(&mut self, n: NodeId, t: u32) {
+        self.ended[n as usize] = t;
+    }
+    /// Undo: node `n` not ended.
+    pub(crate) fn unend(&mut self, n: NodeId) {
+        self.ended[n as usize] = NONE;
+    }
+    /// The step node `n` was born at.
+    pub fn born(&self, n: NodeId) -> u32 {
+        self.born[n as usize]
+    }
+    /// The step node `n` ended at, if it has.
+    pub fn ended(&self, n: NodeId) -> Option<u32> {
+        let e = self.ended[n as usize];
+        (e != NONE).then_some(e)
+    }
+    /// Whether node `n` is present at step `t` (born by `t`, not ended by `t`).
+    #[inline]
+    pub fn present(&self, n: NodeId, t: u32) -> bool {
+        self.born[n as usize] <= t && (self.ended[n as usize] == NONE || self.ended[n as usize] > t)
+    }
+    /// Whether node `n` takes part in matching at step `t` (present, or ending at `t`).
+    #[inline]
+    pub fn matchable(&self, n: NodeId, t: u32) -> bool {
+        self.born[n as usize] <= t && (self.ended[n as usize] == NONE || self.ended[n as usize] >= t)
+    }
+    /// The element of level n−1 that node `n` stands for.
+    pub fn below(&self, n: NodeId) -> ElementId {
+        self.below[n as usize]
+    }
+    /// Number of nodes ever added.
+    pub fn len(&self) -> usize {
+        self.kinds.len()
+    }
+    /// Whether no node was ever added.
+    pub fn is_empty(&self) -> bool {
+        self.kinds.is_empty()
+    }
+    /// The links.
+    pub fn links(&self) -> &[TimedCel] {
+        &self.links
+    }
+    /// The links incident to node `n`.
+    pub fn incident(&self, n: NodeId) -> impl Iterator<Item = &TimedCel> {
+        self.incident[n as usize].iter().map(|&(_, i)| &self.links[i as usize])
+    }
+    /// Sets the step matching admits nodes for.
+    pub(crate) fn set_at(&mut self, t: u32) {
+        self.at = t;
+    }
+    /// The link of `constraint` over `members` (ascending, ≥ 2), made at step `t` if it is new;
+    /// returns its index and whether it is new.
+    pub(crate) fn link(&mut self, constraint: ConstraintId, members: &[NodeId], t: u32) -> (u32, bool) {
+        let li = self.links.len() as u32;
+        if let [a, b] = members {
+            match self.pair_index.entry((constraint.0, *a, *b)) {
+                std::collections::hash_map::Entry::Occupied(e) => return (*e.get(), false),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(li);
+                }
+            }
+        } else {
+            match self.set_index.entry((constraint, SmallVec::from_slice(members))) {
+                std::collections::hash_map::Entry::Occupied(e) => return (*e.get(), false),
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(li);
+                }
+            }
+        }
+        for &m in members {
+            self.incident[m as usize].push((constraint, li));
+        }
+        self.links.push(TimedCel {
+            constraint,
+            members: SmallVec::from_slice(members),
+            formed: t,
+        });
+        (li, true)
+    }
+    /// Undo: the host as it was with `nodes` nodes and `links` links.
+    pub(crate) fn truncate(&mut self, nodes: usize, links: usize) {
+        for l in self.links.drain(links..) {
+            if let [a, b] = l.members[..] {
+                self.pair_index.remove(&(l.constraint.0, a, b));
+            } else {
+                self.set_index.remove(&(l.constraint, l.members.clone()));
+            }
+            for &m in &l.members {
+                if let Some(v) = self.incident.get_mut(m as usize) {
+                    while v.last().is_some_and(|&(_, i)| i as usize >= links) {
+                        v.pop();
+                    }
+                }
+            }
+        }
+        for n in nodes..self.kinds.len() {
+            let k = self.kinds[n] as usize;
+            if self.by_kind[k].last() == Some(&(n as NodeId)) {
+                self.by_kind[k].pop();
+            }
+        }
+        self.kinds.truncate(nodes);
+        self.born.truncate(nodes);
+        self.ended.truncate(nodes);
+        self.below.truncate(nodes);
+        self.incident.truncate(nodes);
+    }
+    /// Heap bytes held (roughly: vectors and the link indices).
+    pub fn heap_bytes(&self) -> usize {
+        self.kinds.capacity() * 16
+            + self.links.capacity() * std::mem::size_of::<TimedCel>()
+            + self.incident.capacity() * std::mem::size_of::<SmallVec<[(ConstraintId, u32); 6]>>()
+            + (self.pair_index.capacity() + self.set_index.capacity()) * 32
+    }
+}
+
+impl Host for LevelHost {
+    fn node_count(&self) -> usize {
+        self.kinds.len()
+    }
+    fn node_kind(&self, n: NodeId) -> u32 {
+        self.kinds[n as usize]
+    }
+    fn nodes_of_kind(&self, kind: u32) -> &[NodeId] {
+        self.by_kind.get(kind as usize).map(|v| v.as_slice()).unwrap_or(&[])
+    }
+    fn partners(&self, n: NodeId, label: LinkLabel, _role: u8, _other: u8, out: &mut Vec<NodeId>) {
+        let link = |(lc, li): (ConstraintId, u32), c: ConstraintId| {
+            (lc == c).then(|| self.links[li as usize].members.as_slice())
+        };
+        let t = self.at;
+        cel_partners(
+            &self.incident[n as usize],
+            link,
+            n,
+            label,
+            |m| self.matchable(m, t),
+            out,
+        );
+    }
+    fn linked(&self, label: LinkLabel, ends: &[(NodeId, u8)]) -> bool {
+        let link = |(lc, li): (ConstraintId, u32), c: ConstraintId| {
+            (lc == c).then(|| self.links[li as usize].members.as_slice())
+        };
+        ends.first()
+            .is_some_and(|&(first, _)| cel_linked(&self.incident[first as usize], link, label, ends))
+    }
+}

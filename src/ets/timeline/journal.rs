@@ -1,0 +1,48 @@
+//! What one step changed in data that existed before it, so that the step can be taken back
+//! (`Timeline::undo`): everything a step adds is truncated; everything it changes is written here
+//! with its old value first.
+
+use smallvec::SmallVec;
+
+use super::level::ElemSnap;
+use crate::ets::ids::{ElementId, MatchId, NodeId};
+
+/// One change to earlier data.
+#[derive(Debug, Clone)]
+pub(crate) enum Entry {
+    /// An element's state before its first change of the step.
+    Elem(u8, ElementId, Box<ElemSnap>),
+    /// The holders of an earlier node had this many entries.
+    NodeHolders(u8, NodeId, u32),
+    /// The holder word of an earlier match, and the length of the holder list it named.
+    MatchHolder(u8, MatchId, u32, Option<u32>),
+    /// The match index of an earlier node (level n) had this many entries.
+    Index(u8, NodeId, u32),
+    /// An earlier node of a level-n host was not ended.
+    HostEnded(u8, NodeId),
+    /// A terminal site of an earlier primitive was free.
+    Slot(NodeId, u16),
+}
+
+/// Sizes before a step, and the changes it made to earlier data.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StepLog {
+    pub nodes: usize,
+    /// Per level: matches, multi-holder lists, elements, host nodes, host links.
+    pub sizes: SmallVec<[LevelSizes; 4]>,
+    /// Per level: the elements due to end at the step.
+    pub due: SmallVec<[Vec<ElementId>; 4]>,
+    pub entries: Vec<Entry>,
+}
+
+/// The sizes of one level's growing parts before a step.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct LevelSizes {
+    pub matches: usize,
+    pub multi: usize,
+    pub elements: usize,
+    pub host_nodes: usize,
+    pub host_links: usize,
+    pub holders_nodes: usize,
+    pub index_nodes: usize,
+}

@@ -1,0 +1,1080 @@
+//! One level of a timeline: its matches, its elements and their lives, and the incremental
+//! derivation that keeps them up to date as the structure grows (§3.4.1.2, §5.1.1, §5.3.2.1).
+//!
+//! An element is one derivation of its class's generating system, continued step after step:
+//! - **born** at the step of its first application (a match of a constraint in a set leaving the
+//!   schedule's start, not already applied by a living element of the class: "an application
+//!   already inside an element of the class does not start another");
+//! - **extended** at each later step it applies matches. A step's loop sets are *saturated* (every
+//!   applicable match applied: a match applies when its context part lies inside the element, or,
+//!   without a context part, when it shares a node with it); a step leaving the schedule's state
+//!   takes the one applicable match, or all of them when they lead to one state that loops on them,
+//!   or else the element *forks* (one element per choice, the first keeping its identity);
+//! - **complete** from the step its schedule may end where it stands;
+//! - **merged** into another element of its class when its applications all lie in that one (the
+//!   older survives a tie): what an element does when a new part joins it to another;
+//! - **ended** when its class says so: its generating system has *terminated* (a step into a state
+//!   no set leaves, taken when it was already complete); or, at level 0, it can no longer grow
+//!   (none of its primitives has an open terminal site: everything it emitted has been consumed or
+//!   closed); or, at level n ≥ 1, what of it is still present no longer forms an element of its
+//!   class (its applications whose nodes are all present, replayed through its schedule in the
+//!   order it made them, are no longer accepted; see `docs/semantics.md`).
+//!
+//! Each application records the step it was made at (the formative history of §5.1.1).
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
+
+use super::classes::{ClassTable, RECORDED};
+use super::host::LevelHost;
+use super::journal::Entry;
+use super::store::MatchStore;
+use crate::ets::ids::{ClassId, ElementId, MatchId, NONE, NodeId};
+
+/// Why an element ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndKind {
+    /// It has not ended.
+    Living,
+    /// Level 0: it can no longer grow (no primitive of it has an open terminal site).
+    Closed,
+    /// Its generating system terminated (a step into a state no set leaves, once complete).
+    Terminated,
+    /// Level n ≥ 1: what of it is present no longer forms an element of its class.
+    Vanished,
+    /// Its applications all lie in another element of its class, which it joined.
+    Merged,
+}
+
+/// One class element over time.
+#[derive(Debug, Clone)]
+pub struct Elem {
+    pub(crate) cls: u16,
+    pub(crate) class: ClassId,
+    pub(crate) state: u32,
+    pub(crate) born: u32,
+    pub(crate) complete_at: u32,
+    pub(crate) ended: u32,
+    pub(crate) merged_into: u32,
+    pub(crate) end_kind: EndKind,
+    pub(crate) apps: Vec<MatchId>,
+    pub(crate) sets: Vec<u8>,
+    /// Runs of applications made at one step: `(step, index of the run's first application)`.
+    pub(crate) runs: Vec<(u32, u32)>,
+    pub(crate) nodes: Vec<NodeId>,
+    pub(crate) pending: Vec<MatchId>,
+    /// Level 0: how many of its primitives have an open terminal site.
+    pub(crate) open: u32,
+    /// Level 0: the step of its latest primitive.
+    pub(crate) last: u32,
+    /// The last step it was changed at (the journal's first-touch mark).
+    pub(crate) touched: u32,
+    /// The last step it made an application at.
+    pub(crate) applied_at: u32,
+    /// Made and dropped within one step (a fork or start that turned out to repeat another).
+    pub(crate) stillborn: bool,
+    /// The step it was made at (its birth, or a fork's step).
+    pub(crate) created: u32,
+}
+
+/// An element's state before a step changed it (for undo).
+#[derive(Debug, Clone)]
+pub(crate) struct ElemSnap {
+    state: u32,
+    complete_at: u32,
+    ended: u32,
+    merged_into: u32,
+    end_kind: EndKind,
+    apps: u32,
+    runs: u32,
+    nodes: u32,
+    pending: Vec<MatchId>,
+    open: u32,
+    last: u32,
+    touched: u32,
+    applied_at: u32,
+}
+
+impl Elem {
+    #[inline]
+    fn forked_now(&self, t: u32) -> bool {
+        self.created == t
+    }
+    /// Its class.
+    pub fn class(&self) -> ClassId {
+        self.class
+    }
+    /// The step of its first application.
+    pub fn born(&self) -> u32 {
+        self.born
+    }
+    /// The step it became complete at, if it has.
+    pub fn completed(&self) -> Option<u32> {
+        (self.complete_at != NONE).then_some(self.complete_at)
+    }
+    /// The first step at which it is no longer present, if it has ended.
+    pub fn ended(&self) -> Option<u32> {
+        (self.ended != NONE).then_some(self.ended)
+    }
+    /// Why it ended.
+    pub fn end_kind(&self) -> EndKind {
+        self.end_kind
+    }
+    /// The element it merged into, if it did.
+    pub fn merged_into(&self) -> Option<ElementId> {
+        (self.merged_into != NONE).then_some(self.merged_into)
+    }
+    /// Whether it is complete now (its schedule may end where it stands).
+    pub fn is_complete(&self) -> bool {
+        self.complete_at != NONE
+    }
+    /// Whether it is present at step `t`.
+    pub fn present_at(&self, t: u32) -> bool {
+        self.born <= t && (self.ended == NONE || self.ended > t)
+    }
+    /// Its applications (match ids of its level), in the order it made them.
+    pub fn applications(&self) -> &[MatchId] {
+        &self.apps
+    }
+    /// Per application, the set of its class it was made through (index into the class's sets),
+    /// or [`super::RECORDED`] for a recorded match or one lying wholly inside.
+    pub fn sets(&self) -> &[u8] {
+        &self.sets
+    }
+    /// Its applications with the step each was made at.
+    pub fn applications_with_steps(&self) -> impl Iterator<Item = (MatchId, u32)> + '_ {
+        self.runs.iter().enumerate().flat_map(move |(k, &(t, from))| {
+            let to = self.runs.get(k + 1).map_or(self.apps.len(), |r| r.1 as usize);
+            self.apps[from as usize..to].iter().map(move |&m| (m, t))
+        })
+    }
+    /// The nodes it spans, in the order they joined.
+    pub fn nodes(&self) -> &[NodeId] {
+        &self.nodes
+    }
+    /// Whether it was made and dropped within one step (never reported).
+    pub fn is_stillborn(&self) -> bool {
+        self.stillborn
+    }
+}
+
+/// What one step changed among a level's elements.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LevelDelta {
+    /// Elements that began (their first application was made at this step).
+    pub born: Vec<ElementId>,
+    /// Elements that became complete at this step (born now or before).
+    pub completed: Vec<ElementId>,
+    /// Elements born before this step that made applications at it.
+    pub extended: Vec<ElementId>,
+    /// Elements that forked at this step: `(element, the new element taking the other choice)`.
+    pub forked: Vec<(ElementId, ElementId)>,
+    /// Elements that merged: `(element, the element it joined)`.
+    pub merged: Vec<(ElementId, ElementId)>,
+    /// Elements no longer present from this step on (merged ones included).
+    pub ended: Vec<ElementId>,
+}
+
+impl LevelDelta {
+    fn clear(&mut self) {
+        self.born.clear();
+        self.completed.clear();
+        self.extended.clear();
+        self.forked.clear();
+        self.merged.clear();
+        self.ended.clear();
+    }
+}
+
+/// One level of a timeline.
+#[derive(Debug, Clone)]
+pub struct Level {
+    pub(crate) n: u32,
+    pub(crate) table: ClassTable,
+    pub(crate) store: MatchStore,
+    pub(crate) elems: Vec<Elem>,
+    /// Per node: the elements holding it.
+    pub(crate) node_holders: Vec<SmallVec<[ElementId; 4]>>,
+    /// Level n ≥ 1: per node, the matches holding it (any position).
+    pub(crate) index: Vec<SmallVec<[MatchId; 4]>>,
+    /// Number of nodes before the current step (level n: its host's; level 0: the struct's).
+    pub(crate) node_holders_before: usize,
+    /// Level n ≥ 1: the level-n struct over time.
+    pub(crate) host: LevelHost,
+    /// Level n ≥ 1: matches already found, so that none is stored twice.
+    pub(crate) seen: FxHashSet<(u32, SmallVec<[NodeId; 6]>)>,
+    /// Per element: its node in the level above (`NONE` while it is not one).
+    pub(crate) above: Vec<NodeId>,
+    /// Level 0: elements that can no longer grow, present up to the last step, ending at the next.
+    pub(crate) due: Vec<ElementId>,
+    pub(crate) delta: LevelDelta,
+    /// Matches applied at this step by an element above that another element above holds too.
+    pub(crate) shared: Vec<MatchId>,
+}
+
+impl Level {
+    pub(crate) fn new(setting: &crate::ets::setting::Setting, n: u32) -> Self {
+        Level {
+            n,
+            table: ClassTable::new(setting, n),
+            store: MatchStore::default(),
+            elems: Vec::new(),
+            node_holders: Vec::new(),
+            index: Vec::new(),
+            node_holders_before: 0,
+            host: LevelHost::default(),
+            seen: FxHashSet::default(),
+            above: Vec::new(),
+            due: Vec::new(),
+            delta: LevelDelta::default(),
+            shared: Vec::new(),
+        }
+    }
+    /// The level's number.
+    pub fn number(&self) -> u32 {
+        self.n
+    }
+    /// Every element ever begun (stillborn ones included; see [`Elem::is_stillborn`]).
+    pub fn elements(&self) -> &[Elem] {
+        &self.elems
+    }
+    /// One element.
+    pub fn element(&self, e: ElementId) -> &Elem {
+        &self.elems[e as usize]
+    }
+    /// What the last step changed.
+    pub fn delta(&self) -> &LevelDelta {
+        &self.delta
+    }
+    /// The constraint of match `m`.
+    pub fn constraint(&self, m: MatchId) -> crate::ets::ids::ConstraintId {
+        self.store.constraint(m)
+    }
+    /// The nodes of match `m` (in its constraint's variable order).
+    pub fn match_nodes(&self, m: MatchId) -> &[NodeId] {
+        self.store.nodes(m)
+    }
+    /// The step match `m` was formed at.
+    pub fn match_formed(&self, m: MatchId) -> u32 {
+        self.store.formed(m)
+    }
+    /// The elements holding match `m` as an application.
+    pub fn match_holders(&self, m: MatchId) -> &[ElementId] {
+        self.store.holders(m)
+    }
+    /// Number of matches.
+    pub fn match_count(&self) -> usize {
+        self.store.len()
+    }
+    /// Level n ≥ 1: the level-n struct over time (its node k stands for an element of level
+    /// n−1).
+    pub fn host(&self) -> &LevelHost {
+        &self.host
+    }
+    /// The node of element `e` in the level above, if it is one.
+    pub fn node_above(&self, e: ElementId) -> Option<NodeId> {
+        self.above.get(e as usize).copied().filter(|&x| x != NONE)
+    }
+    /// The elements holding node `x`.
+    pub fn holders_of_node(&self, x: NodeId) -> &[ElementId] {
+        self.node_holders.get(x as usize).map(|v| v.as_slice()).unwrap_or(&[])
+    }
+    /// Heap bytes held by the level (matches, elements, indices, host).
+    pub fn heap_bytes(&self) -> usize {
+        let elems: usize = self
+            .elems
+            .iter()
+            .map(|e| {
+                std::mem::size_of::<Elem>()
+                    + e.apps.capacity() * 4
+                    + e.sets.capacity()
+                    + e.runs.capacity() * 8
+                    + e.nodes.capacity() * 4
+                    + e.pending.capacity() * 4
+            })
+            .sum();
+        let spill = |v: &Vec<SmallVec<[u32; 4]>>| {
+            v.capacity() * std::mem::size_of::<SmallVec<[u32; 4]>>()
+                + v.iter()
+                    .filter(|s| s.spilled())
+                    .map(|s| s.capacity() * 4)
+                    .sum::<usize>()
+        };
+        self.store.heap_bytes()
+            + elems
+            + spill(&self.node_holders)
+            + spill(&self.index)
+            + self.host.heap_bytes()
+            + self.above.capacity() * 4
+    }
+}
+
+/// Where derivations of the current step stand.
+pub(crate) struct StepCtx<'a> {
+    pub t: u32,
+    /// Matches of this step: ids from here on.
+    pub first_new: MatchId,
+    /// Level 0: nodes of this step start here (older nodes are "earlier").
+    pub first_node: NodeId,
+    /// While routing this step's matches in order: the current match's position (matches before it
+    /// have been routed). `MatchId::MAX` outside that pass (every join is caught up at once).
+    pub pass_at: MatchId,
+    /// The journal of the step, when undo is kept.
+    pub journal: Option<&'a mut Vec<Entry>>,
+    /// Level 0: per primitive, whether it has an open terminal site now.
+    pub open: &'a dyn Fn(NodeId) -> bool,
+    /// Level 0: the step of a primitive.
+    pub step_of: &'a dyn Fn(NodeId) -> u32,
+    /// Level 0: the matches holding a node (for catching up after a join), read from the struct
+    /// and this step's seed index; level n reads its own index instead.
+    pub around: &'a dyn Fn(NodeId, &mut Vec<MatchId>),
+    /// Elements to resolve (non-loop steps pending).
+    pub resolve: Vec<ElementId>,
+    /// Joins to catch up on: (element, node).
+    pub catch: Vec<(ElementId, NodeId)>,
+    pub level0: bool,
+}
+
+impl StepCtx<'_> {
+    fn log(&mut self, e: Entry) {
+        if let Some(j) = self.journal.as_deref_mut() {
+            j.push(e);
+        }
+    }
+}
+
+impl Level {
+    /// Marks `e` as changed at this step, journaling its state first.
+    pub(crate) fn touch(&mut self, cx: &mut StepCtx, e: ElementId) {
+        let el = &mut self.elems[e as usize];
+        if el.touched == cx.t {
+            return;
+        }
+        if el.touched != NONE && el.touched < cx.t {
+            if cx.journal.is_some() {
+                let snap = ElemSnap {
+                    state: el.state,
+                    complete_at: el.complete_at,
+                    ended: el.ended,
+                    merged_into: el.merged_into,
+                    end_kind: el.end_kind,
+                    apps: el.apps.len() as u32,
+                    runs: el.runs.len() as u32,
+                    nodes: el.nodes.len() as u32,
+                    pending: el.pending.clone(),
+                    open: el.open,
+                    last: el.last,
+                    touched: el.touched,
+                    applied_at: el.applied_at,
+                };
+                cx.log(Entry::Elem(self.n as u8, e, Box::new(snap)));
+            }
+        }
+        self.elems[e as usize].touched = cx.t;
+    }
+
+    /// Element `e` loses one primitive with an open terminal site.
+    pub(crate) fn lose_open(&mut self, cx: &mut StepCtx, e: ElementId) {
+        self.touch(cx, e);
+        let el = &mut self.elems[e as usize];
+        el.open = el.open.saturating_sub(1);
+    }
+
+    /// Undo: restores an element's state.
+    pub(crate) fn restore(&mut self, e: ElementId, s: &ElemSnap) {
+        let el = &mut self.elems[e as usize];
+        el.state = s.state;
+        el.complete_at = s.complete_at;
+        el.ended = s.ended;
+        el.merged_into = s.merged_into;
+        el.end_kind = s.end_kind;
+        el.apps.truncate(s.apps as usize);
+        el.sets.truncate(s.apps as usize);
+        el.runs.truncate(s.runs as usize);
+        el.nodes.truncate(s.nodes as usize);
+        el.pending.clone_from(&s.pending);
+        el.open = s.open;
+        el.last = s.last;
+        el.touched = s.touched;
+        el.applied_at = s.applied_at;
+    }
+
+    #[inline]
+    fn alive(&self, e: ElementId) -> bool {
+        let el = &self.elems[e as usize];
+        el.ended == NONE && !el.stillborn
+    }
+
+    /// Whether element `e` holds node `x`.
+    #[inline]
+    fn holds(&self, e: ElementId, x: NodeId) -> bool {
+        self.node_holders.get(x as usize).is_some_and(|h| h.contains(&e))
+    }
+
+    /// Element `e` applies match `m` through `set` (`RECORDED`: not a step of its schedule).
+    fn apply(&mut self, cx: &mut StepCtx, e: ElementId, m: MatchId, set: u8) {
+        self.touch(cx, e);
+        let t = cx.t;
+        {
+            let el = &mut self.elems[e as usize];
+            if el.applied_at != t {
+                el.applied_at = t;
+                if el.born < t && !el.forked_now(t) {
+                    self.delta.extended.push(e);
+                }
+            }
+            let idx = el.apps.len() as u32;
+            el.apps.push(m);
+            el.sets.push(set);
+            if el.runs.last().is_none_or(|r| r.0 != t) {
+                el.runs.push((t, idx));
+            }
+        }
+        if m < cx.first_new {
+            let w = self.store.holder_word(m);
+            let l = self.store.multi_len(w).map(|(_, l)| l);
+            cx.log(Entry::MatchHolder(self.n as u8, m, w, l));
+        }
+        self.store.add_holder(m, e);
+        if self.store.holders(m).len() >= 2 {
+            self.shared.push(m);
+        }
+        let k = self.store.nodes(m).len();
+        for i in 0..k {
+            let x = self.store.nodes(m)[i];
+            if !self.holds(e, x) {
+                self.join(cx, e, x);
+            }
+        }
+    }
+
+    /// Node `x` joins element `e`.
+    fn join(&mut self, cx: &mut StepCtx, e: ElementId, x: NodeId) {
+        if self.node_holders.len() <= x as usize {
+            self.node_holders.resize(x as usize + 1, SmallVec::new());
+        }
+        let old_node = if cx.level0 {
+            x < cx.first_node
+        } else {
+            (x as usize) < self.node_holders_before
+        };
+        if old_node {
+            cx.log(Entry::NodeHolders(
+                self.n as u8,
+                x,
+                self.node_holders[x as usize].len() as u32,
+            ));
+        }
+        self.node_holders[x as usize].push(e);
+        let el = &mut self.elems[e as usize];
+        el.nodes.push(x);
+        if cx.level0 {
+            if (cx.open)(x) {
+                el.open += 1;
+            }
+            let s = (cx.step_of)(x);
+            if s > el.last || el.last == NONE {
+                el.last = s;
+            }
+        } else {
+            el.last = cx.t;
+        }
+        // A node that joins behind the routing pass (or outside it) is caught up on at once: the
+        // matches already routed that hold it may now apply.
+        cx.catch.push((e, x));
+    }
+
+    /// Offers match `m` to element `e`: a loop step applies it now; a step leaving the current
+    /// state, or one usable later, waits in the element's pending list.
+    fn offer(&mut self, cx: &mut StepCtx, e: ElementId, m: MatchId) {
+        if self.store.held_by(m, e) {
+            return;
+        }
+        let el = &self.elems[e as usize];
+        let cr = &self.table.classes[el.cls as usize];
+        let Some(l) = cr.local_of(self.store.constraint(m)) else {
+            return;
+        };
+        let mv = &cr.moves[el.state as usize][l];
+        if let Some(&(s, _)) = mv.iter().find(|&&(_, to)| to == el.state) {
+            self.apply(cx, e, m, s);
+            return;
+        }
+        if !cr.usable_later[el.state as usize][l] || el.pending.contains(&m) {
+            return;
+        }
+        let leaving = !mv.is_empty();
+        self.touch(cx, e);
+        self.elems[e as usize].pending.push(m);
+        if leaving {
+            cx.resolve.push(e);
+        }
+    }
+
+    /// Whether the context part of `m` lies inside `e` (without one: whether `m` shares a node
+    /// with it).
+    fn context_inside(&self, e: ElementId, m: MatchId) -> bool {
+        let part = self.table.part(self.store.constraint(m));
+        let nodes = self.store.nodes(m);
+        if part.len == 0 {
+            nodes.iter().any(|&x| self.holds(e, x))
+        } else {
+            nodes
+                .iter()
+                .zip(&part.context)
+                .all(|(&x, &ctx)| !ctx || self.holds(e, x))
+        }
+    }
+
+    /// Routes match `m` to the living elements of the classes that step with its constraint and
+    /// hold its context part (or, without one, share a node with it). Only elements below `limit`
+    /// are considered.
+    pub(crate) fn route(&mut self, cx: &mut StepCtx, m: MatchId, limit: ElementId) {
+        let c = self.store.constraint(m);
+        if self.table.users[c.0 as usize].is_empty() {
+            return;
+        }
+        let part = self.table.part(c);
+        let part_len = part.len;
+        let mut cands: SmallVec<[ElementId; 8]> = SmallVec::new();
+        if part.len > 0 {
+            // The context node with the fewest holders.
+            let nodes = self.store.nodes(m);
+            let mut best: Option<&SmallVec<[ElementId; 4]>> = None;
+            for (i, &x) in nodes.iter().enumerate() {
+                if !part.context[i] {
+                    continue;
+                }
+                let h = match self.node_holders.get(x as usize) {
+                    Some(h) => h,
+                    None => return,
+                };
+                if best.is_none_or(|b| h.len() < b.len()) {
+                    best = Some(h);
+                }
+            }
+            if let Some(b) = best {
+                cands.extend(b.iter().copied());
+            }
+        } else {
+            for &x in self.store.nodes(m) {
+                if let Some(h) = self.node_holders.get(x as usize) {
+                    for &e in h {
+                        if !cands.contains(&e) {
+                            cands.push(e);
+                        }
+                    }
+                }
+            }
+        }
+        for e in cands {
+            if e >= limit || !self.alive(e) {
+                continue;
+            }
+            let cls = self.elems[e as usize].cls;
+            if !self.table.users[c.0 as usize].contains(&cls) {
+                continue;
+            }
+            // Without a context part, a holder of one of its nodes shares a node with it.
+            if part_len == 0 || self.context_inside(e, m) {
+                self.offer(cx, e, m);
+            }
+        }
+    }
+
+    /// Catches up on the joins queued: matches holding a joined node that were routed before it
+    /// joined (or formed at earlier steps) may now apply, and recorded matches may now lie inside.
+    fn catch_up(&mut self, cx: &mut StepCtx) {
+        let mut around: Vec<MatchId> = Vec::new();
+        while let Some((e, x)) = cx.catch.pop() {
+            if !self.alive(e) {
+                continue;
+            }
+            around.clear();
+            if cx.level0 {
+                (cx.around)(x, &mut around);
+            } else if let Some(v) = self.index.get(x as usize) {
+                around.extend(v.iter().copied());
+            }
+            let cls = self.elems[e as usize].cls;
+            for &m in &around {
+                // Matches of this step not reached yet by the routing pass will be routed there.
+                if m >= cx.pass_at {
+                    continue;
+                }
+                let c = self.store.constraint(m);
+                if self.store.held_by(m, e) {
+                    continue;
+                }
+                let cr = &self.table.classes[cls as usize];
+                let Some(l) = cr.local_of(c) else { continue };
+                if cr.recorded[l] {
+                    if self.store.nodes(m).iter().all(|&y| self.holds(e, y)) {
+                        self.apply(cx, e, m, RECORDED);
+                        continue;
+                    }
+                }
+                // `e` holds x: a match holding x without a context part shares a node with it.
+                if self.table.users[c.0 as usize].contains(&cls)
+                    && (self.table.part(c).len == 0 && self.store.nodes(m).contains(&x) || self.context_inside(e, m))
+                {
+                    self.offer(cx, e, m);
+                }
+            }
+        }
+    }
+
+    /// Takes the steps that leave the element's state, as the schedule allows (see the module
+    /// documentation); may fork the element.
+    fn resolve(&mut self, cx: &mut StepCtx, e: ElementId) {
+        loop {
+            self.catch_up(cx);
+            if !self.alive(e) {
+                return;
+            }
+            let state = self.elems[e as usize].state;
+            let cls = self.elems[e as usize].cls as usize;
+            // Loops the state allows now (it may have changed since they were offered).
+            let pend: Vec<MatchId> = self.elems[e as usize].pending.clone();
+            let mut looped = false;
+            let mut options: SmallVec<[(MatchId, u8, u32); 4]> = SmallVec::new();
+            let mut contained: SmallVec<[MatchId; 4]> = SmallVec::new();
+            for &m in &pend {
+                if self.store.held_by(m, e) {
+                    continue;
+                }
+                let cr = &self.table.classes[cls];
+                let Some(l) = cr.local_of(self.store.constraint(m)) else {
+                    continue;
+                };
+                let mv = &cr.moves[state as usize][l];
+                if let Some(&(s, _)) = mv.iter().find(|&&(_, to)| to == state) {
+                    self.apply(cx, e, m, s);
+                    looped = true;
+                    continue;
+                }
+                if let Some(&(s, to)) = mv.first() {
+                    if self.store.nodes(m).iter().any(|&x| !self.holds(e, x)) {
+                        for &(s2, to2) in mv.iter() {
+                            options.push((m, s2, to2));
+                        }
+                        let _ = (s, to);
+                    } else {
+                        contained.push(m);
+                    }
+                }
+            }
+            if looped {
+                continue;
+            }
+            if options.is_empty() {
+                for m in contained {
+                    if !self.store.held_by(m, e) {
+                        self.apply(cx, e, m, RECORDED);
+                    }
+                }
+                self.catch_up(cx);
+                self.prune(cx, e);
+                return;
+            }
+            // One choice, or choices that all lead to one state looping on every one of them: take
+            // them all. Otherwise fork.
+            let (_, _, to0) = options[0];
+            let cr = &self.table.classes[cls];
+            let all_one = options.iter().all(|&(m, s, to)| {
+                to == to0 && {
+                    let l = cr.local_of(self.store.constraint(m)).expect("local");
+                    let _ = s;
+                    cr.moves[to0 as usize][l].iter().any(|&(_, t2)| t2 == to0)
+                }
+            });
+            if options.len() == 1 || all_one {
+                let (m, s, to) = options[0];
+                self.take(cx, e, m, s, to);
+                continue;
+            }
+            // Fork: one element per further choice, each a copy of this one before the choice.
+            let mut seen_choice: SmallVec<[(MatchId, u32); 4]> = SmallVec::new();
+            let (m0, s0, to_0) = options[0];
+            seen_choice.push((m0, to_0));
+            let mut forks: SmallVec<[(ElementId, MatchId, u8, u32); 4]> = SmallVec::new();
+            for &(m, s, to) in &options[1..] {
+                if seen_choice.contains(&(m, to)) {
+                    continue;
+                }
+                seen_choice.push((m, to));
+                let f = self.copy_element(cx, e);
+                forks.push((f, m, s, to));
+            }
+            self.take(cx, e, m0, s0, to_0);
+            for (f, m, s, to) in forks {
+                self.delta.forked.push((e, f));
+                self.take(cx, f, m, s, to);
+                cx.resolve.push(f);
+            }
+        }
+    }
+
+    /// Drops pending matches the element can no longer use.
+    fn prune(&mut self, _cx: &mut StepCtx, e: ElementId) {
+        let el = &self.elems[e as usize];
+        let cr = &self.table.classes[el.cls as usize];
+        let state = el.state as usize;
+        let keep: Vec<MatchId> = el
+            .pending
+            .iter()
+            .copied()
+            .filter(|&m| {
+                !self.store.held_by(m, e)
+                    && cr
+                        .local_of(self.store.constraint(m))
+                        .is_some_and(|l| cr.usable_later[state][l])
+            })
+            .collect();
+        self.elems[e as usize].pending = keep;
+    }
+
+    /// Element `e` takes a step through `set` to state `to`, applying `m`.
+    fn take(&mut self, cx: &mut StepCtx, e: ElementId, m: MatchId, set: u8, to: u32) {
+        self.touch(cx, e);
+        let cls = self.elems[e as usize].cls as usize;
+        let was_complete = self.elems[e as usize].complete_at != NONE;
+        self.elems[e as usize].state = to;
+        self.apply(cx, e, m, set);
+        let cr = &self.table.classes[cls];
+        let (acc, term) = (cr.accept[to as usize], cr.terminal[to as usize]);
+        let el = &mut self.elems[e as usize];
+        if acc && el.complete_at == NONE {
+            el.complete_at = cx.t;
+            self.delta.completed.push(e);
+        }
+        if term && was_complete && el.ended == NONE {
+            // An element whose generating system terminates at the step it began happened there:
+            // it is present during that step and ends at the next.
+            el.end_kind = EndKind::Terminated;
+            if el.born == cx.t {
+                el.ended = cx.t + 1;
+                self.due.push(e);
+            } else {
+                el.ended = cx.t;
+                self.delta.ended.push(e);
+            }
+        }
+    }
+
+    /// A new element, copy of `e` (a fork): same history, same nodes and applications.
+    fn copy_element(&mut self, cx: &mut StepCtx, e: ElementId) -> ElementId {
+        let f = self.elems.len() as ElementId;
+        let mut el = self.elems[e as usize].clone();
+        el.touched = cx.t;
+        el.created = cx.t;
+        el.applied_at = cx.t;
+        el.pending.clear();
+        self.elems.push(el);
+        self.above.push(NONE);
+        let apps = self.elems[f as usize].apps.clone();
+        for m in apps {
+            if m < cx.first_new {
+                let w = self.store.holder_word(m);
+                let l = self.store.multi_len(w).map(|(_, l)| l);
+                cx.log(Entry::MatchHolder(self.n as u8, m, w, l));
+            }
+            self.store.add_holder(m, f);
+        }
+        let nodes = self.elems[f as usize].nodes.clone();
+        for x in nodes {
+            let old_node = if cx.level0 {
+                x < cx.first_node
+            } else {
+                (x as usize) < self.node_holders_before
+            };
+            if old_node {
+                cx.log(Entry::NodeHolders(
+                    self.n as u8,
+                    x,
+                    self.node_holders[x as usize].len() as u32,
+                ));
+            }
+            self.node_holders[x as usize].push(f);
+        }
+        f
+    }
+
+    /// Starts an element of class `cls` from match `m` through start set `set`.
+    fn start(&mut self, cx: &mut StepCtx, cls: u16, m: MatchId, set: u8) -> ElementId {
+        let cr = &self.table.classes[cls as usize];
+        let to = cr.trans[cr.start as usize]
+            .iter()
+            .find(|&&(s, _)| s == set)
+            .map(|&(_, t)| t)
+            .expect("a start set");
+        let e = self.elems.len() as ElementId;
+        self.elems.push(Elem {
+            cls,
+            class: cr.class,
+            state: cr.start,
+            born: cx.t,
+            complete_at: NONE,
+            ended: NONE,
+            merged_into: NONE,
+            end_kind: EndKind::Living,
+            apps: Vec::new(),
+            sets: Vec::new(),
+            runs: Vec::new(),
+            nodes: Vec::new(),
+            pending: Vec::new(),
+            open: 0,
+            last: NONE,
+            touched: cx.t,
+            applied_at: NONE,
+            stillborn: false,
+            created: cx.t,
+        });
+        self.above.push(NONE);
+        self.delta.born.push(e);
+        self.take(cx, e, m, set, to);
+        e
+    }
+
+    /// Whether a living element of class `cls` holds `m`.
+    fn covered(&self, m: MatchId, cls: u16) -> bool {
+        self.store
+            .holders(m)
+            .iter()
+            .any(|&e| self.alive(e) && self.elems[e as usize].cls == cls)
+    }
+
+    /// Runs the derivations of one step over this step's matches `first_new..`: existing elements
+    /// first (routing the matches in order, then their pending choices), then the matches that
+    /// start elements, in the order derivations are tried (latest node, set, constraint, nodes),
+    /// each new element derived at once; recorded matches; merges.
+    pub(crate) fn derive(&mut self, cx: &mut StepCtx) {
+        let n_old = self.elems.len() as ElementId;
+        let end = self.store.len() as MatchId;
+        // 1. Existing elements.
+        for m in cx.first_new..end {
+            cx.pass_at = m;
+            self.route(cx, m, n_old);
+            if !cx.catch.is_empty() {
+                self.catch_up(cx);
+            }
+        }
+        cx.pass_at = MatchId::MAX;
+        self.run_resolve(cx);
+        // 2. Starts.
+        let mut starts: Vec<(NodeId, u8, u32, MatchId, u16)> = Vec::new();
+        for m in cx.first_new..end {
+            let c = self.store.constraint(m);
+            for &k in &self.table.starters[c.0 as usize] {
+                let cr = &self.table.classes[k as usize];
+                let l = cr.local[&c] as usize;
+                let latest = self.store.nodes(m).iter().copied().max().unwrap_or(0);
+                for &s in &cr.start_sets[l] {
+                    starts.push((latest, s, c.0, m, k));
+                }
+            }
+        }
+        {
+            let store = &self.store;
+            starts.sort_by(|a, b| {
+                (a.0, a.1, a.2)
+                    .cmp(&(b.0, b.1, b.2))
+                    .then_with(|| store.nodes(a.3).cmp(store.nodes(b.3)))
+                    .then_with(|| a.4.cmp(&b.4))
+            });
+        }
+        for (_, s, _, m, k) in starts {
+            if self.covered(m, k) {
+                continue;
+            }
+            let e = self.start(cx, k, m, s);
+            cx.resolve.push(e);
+            self.run_resolve(cx);
+        }
+        // 3. Recorded matches of this step lying inside an element.
+        for m in cx.first_new..end {
+            let c = self.store.constraint(m);
+            if self.table.recorders[c.0 as usize].is_empty() {
+                continue;
+            }
+            let Some(&x0) = self.store.nodes(m).first() else {
+                continue;
+            };
+            let hs: SmallVec<[ElementId; 8]> = self
+                .node_holders
+                .get(x0 as usize)
+                .map(|h| h.iter().copied().collect())
+                .unwrap_or_default();
+            for e in hs {
+                if !self.alive(e) || self.store.held_by(m, e) {
+                    continue;
+                }
+                let cls = self.elems[e as usize].cls;
+                if !self.table.recorders[c.0 as usize].contains(&cls) {
+                    continue;
+                }
+                if self.store.nodes(m).iter().all(|&y| self.holds(e, y)) {
+                    self.apply(cx, e, m, RECORDED);
+                }
+            }
+        }
+        self.catch_up(cx);
+        self.run_resolve(cx);
+        self.merges(cx, n_old);
+    }
+
+    fn run_resolve(&mut self, cx: &mut StepCtx) {
+        self.catch_up(cx);
+        while let Some(e) = cx.resolve.pop() {
+            self.resolve(cx, e);
+        }
+    }
+
+    /// Merges at this step: an element whose applications all lie in another living element of
+    /// its class joins it (the one born first survives a tie, then the lower id).
+    fn merges(&mut self, cx: &mut StepCtx, _n_old: ElementId) {
+        let mut pairs: Vec<(ElementId, ElementId)> = Vec::new();
+        let touched: Vec<ElementId> = (0..self.elems.len() as ElementId)
+            .filter(|&e| self.elems[e as usize].touched == cx.t && self.alive(e))
+            .collect();
+        for &e in &touched {
+            let el = &self.elems[e as usize];
+            let from = el
+                .runs
+                .last()
+                .filter(|r| r.0 == cx.t)
+                .map_or(el.apps.len(), |r| r.1 as usize);
+            for &m in &el.apps[from..] {
+                for &f in self.store.holders(m) {
+                    if f != e && self.alive(f) && self.elems[f as usize].cls == el.cls {
+                        pairs.push((e.min(f), e.max(f)));
+                    }
+                }
+            }
+        }
+        pairs.sort_unstable();
+        pairs.dedup();
+        for (a, b) in pairs {
+            if !self.alive(a) || !self.alive(b) {
+                continue;
+            }
+            let sa: FxHashSet<MatchId> = self.elems[a as usize].apps.iter().copied().collect();
+            let sb: FxHashSet<MatchId> = self.elems[b as usize].apps.iter().copied().collect();
+            let a_in_b = sa.iter().all(|m| sb.contains(m));
+            let b_in_a = sb.iter().all(|m| sa.contains(m));
+            let (from, into) = match (a_in_b, b_in_a) {
+                (true, true) => {
+                    let (ea, eb) = (&self.elems[a as usize], &self.elems[b as usize]);
+                    if (eb.born, b) < (ea.born, a) { (a, b) } else { (b, a) }
+                }
+                (true, false) => (a, b),
+                (false, true) => (b, a),
+                (false, false) => continue,
+            };
+            self.touch(cx, from);
+            let el = &mut self.elems[from as usize];
+            if el.created == cx.t {
+                // Begun and dropped within this step: never an element.
+                el.stillborn = true;
+                el.ended = cx.t;
+                el.end_kind = EndKind::Merged;
+                el.merged_into = into;
+                continue;
+            }
+            el.ended = cx.t;
+            el.end_kind = EndKind::Merged;
+            el.merged_into = into;
+            self.delta.merged.push((from, into));
+            self.delta.ended.push(from);
+        }
+    }
+
+    /// Level n ≥ 1: element `e` after step `t`, as far as it is present: its applications whose
+    /// nodes are all present, replayed through its schedule in the order it made them.
+    pub(crate) fn replay(&self, e: ElementId, t: u32) -> Replay {
+        let el = &self.elems[e as usize];
+        let cr = &self.table.classes[el.cls as usize];
+        let mut q = cr.start;
+        let mut any = false;
+        for (i, &m) in el.apps.iter().enumerate() {
+            let set = el.sets[i];
+            if set == RECORDED {
+                continue;
+            }
+            if !self.store.nodes(m).iter().all(|&x| self.host.present(x, t)) {
+                continue;
+            }
+            match cr.trans[q as usize].iter().find(|&&(s, _)| s == set) {
+                Some(&(_, to)) => q = to,
+                None => return Replay::Stuck,
+            }
+            any = true;
+        }
+        if !any {
+            Replay::Empty
+        } else if cr.accept[q as usize] {
+            Replay::Accepted
+        } else {
+            Replay::Forming
+        }
+    }
+
+    /// Drops stillborn elements from the delta and puts its lists in order.
+    pub(crate) fn finish_delta(&mut self) {
+        let elems = &self.elems;
+        let keep = |e: &ElementId| !elems[*e as usize].stillborn;
+        let d = &mut self.delta;
+        d.born.retain(keep);
+        d.completed.retain(keep);
+        d.forked.retain(|(_, f)| !elems[*f as usize].stillborn);
+        d.ended.retain(keep);
+        for v in [&mut d.born, &mut d.completed, &mut d.extended, &mut d.ended] {
+            v.sort_unstable();
+            v.dedup();
+        }
+        d.forked.sort_unstable();
+        d.merged.sort_unstable();
+    }
+
+    /// Ends element `e` at step `t` for `kind` (if it is living).
+    pub(crate) fn end_element(&mut self, cx: &mut StepCtx, e: ElementId, t: u32, kind: EndKind) {
+        if !self.alive(e) {
+            return;
+        }
+        self.touch(cx, e);
+        let el = &mut self.elems[e as usize];
+        el.ended = t;
+        el.end_kind = kind;
+        if t == cx.t {
+            self.delta.ended.push(e);
+        }
+    }
+
+    pub(crate) fn clear_delta(&mut self) {
+        self.delta.clear();
+        self.shared.clear();
+    }
+}
+
+/// An element replayed over what of it is present (see [`Level::replay`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Replay {
+    /// Nothing of it is present.
+    Empty,
+    /// What is present cannot be a run of its schedule.
+    Stuck,
+    /// A run that may not end there yet.
+    Forming,
+    /// A run the schedule accepts: the element is present.
+    Accepted,
+}
+
+/// Undo helper: the level's element table as it was with `n` elements.
+pub(crate) fn truncate_elements(level: &mut Level, n: usize) {
+    level.elems.truncate(n);
+    level.above.truncate(n);
+}
+
+#[allow(dead_code)]
+fn _assert(_: FxHashMap<u32, u32>) {}

@@ -1,0 +1,911 @@
+//! The timeline: a struct that grows step by step, with its classification at every level kept up
+//! to date as it grows, and what each step changed (§3.3.2, §3.4, §5.1.1, §5.3.2.1).
+//!
+//! A *step* adds primitives, joins them to earlier ones by processes (time runs forward: every
+//! process of a step ends at a primitive of that step), and may *close* terminal sites (what they
+//! emit ends unobserved). At the end of a step every level is brought up to date:
+//! - level 0: the new matches are found anchored at the new primitives (each at its latest
+//!   primitive, once); the living elements apply those that continue them; the rest may start
+//!   elements; an element that can no longer grow ends;
+//! - level n ≥ 1: the level-n struct gains, as nodes, the elements of level n−1 that became
+//!   complete, as links the class element links their shared applications make, and loses the
+//!   elements that ended; its new matches (anchored at new nodes and links) pass through the same
+//!   derivations.
+//!
+//! Each level reports a [`LevelDelta`]: elements born, completed, extended, forked, merged and
+//! ended at the step. The derivations and the lives of elements are described in [`level`];
+//! `docs/semantics.md` records every interpretation. A step can be taken back ([`Timeline::undo`])
+//! when the timeline keeps its journal.
+//!
+//! The engine knows no domain: a front-end turns what it observes into steps (a game front-end: each move into the
+//! refresh layers of the player's awareness).
+
+pub mod classes;
+pub mod host;
+mod journal;
+pub mod level;
+mod store;
+pub mod view;
+
+use smallvec::SmallVec;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+use thiserror::Error;
+
+pub use classes::RECORDED;
+pub use host::{LevelHost, TimedCel};
+pub use level::{Elem, EndKind, Level, LevelDelta};
+
+use journal::{Entry, LevelSizes, StepLog};
+use level::StepCtx;
+
+use super::error::StructError;
+use super::ids::{ConstraintId, ElementId, MatchId, NONE, NodeId};
+use super::matching::{Host, LinkLabel, Plan, PlanScratch};
+use super::primitive::PrimitiveKind;
+use super::setting::Setting;
+use super::structs::Struct;
+
+/// What a timeline refuses.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum TimelineError {
+    /// Primitives are added within a step: `begin_step` first.
+    #[error("no step is open (call begin_step first)")]
+    NoStep,
+    /// A step is already open.
+    #[error("a step is already open (end it first)")]
+    StepOpen,
+    /// A process must end at a primitive of the current step.
+    #[error("a process must end at a primitive of the current step (time runs forward): {from} -> {to}")]
+    Backward {
+        /// The source node.
+        from: NodeId,
+        /// The target node.
+        to: NodeId,
+    },
+    /// A struct edit failed.
+    #[error(transparent)]
+    Struct(#[from] StructError),
+    /// Undo without a journal, or with no step to take back.
+    #[error("no step to take back (undo needs a timeline made with a journal)")]
+    NothingToUndo,
+}
+
+/// Level-0 plans anchored at one variable of one constraint (a variable no process of the pattern
+/// leaves: only such a variable can be bound to a match's latest primitive).
+#[derive(Debug, Clone)]
+struct Plan0 {
+    constraint: ConstraintId,
+    plan: Plan,
+    /// What the anchor's initial sites must be fed by: `(site, kind, terminal site)` per process
+    /// of the pattern into the anchor (a fast refusal, read once per primitive).
+    needs: SmallVec<[(u16, u32, u16); 4]>,
+}
+
+/// Level-n plans: anchored at one variable, or at both ends of one pattern link.
+#[derive(Debug, Clone, Default)]
+struct PlansN {
+    /// Per node kind: `(constraint, plan)` anchored at a variable of that kind.
+    by_kind: Vec<Vec<(ConstraintId, Plan)>>,
+    /// Per constraint of the level below (the link's label): `(constraint, plan)` anchored at the
+    /// two ends of a pattern link with that label.
+    by_link: Vec<Vec<(ConstraintId, Plan)>>,
+}
+
+impl PlansN {
+    /// The plans of level `lv` (n ≥ 1).
+    fn compile(setting: &Setting, lv: &Level) -> Self {
+        let mut pn = PlansN {
+            by_kind: vec![Vec::new(); setting.classes().len()],
+            by_link: vec![Vec::new(); setting.constraints().len()],
+        };
+        let empty = LevelHost::default();
+        for &c in &lv.table.constraints {
+            let p = &setting.constraint(c).pattern;
+            for (v, var) in p.vars.iter().enumerate() {
+                pn.by_kind[var.kind as usize].push((c, Plan::compile(p, &[v], &empty)));
+            }
+            for l in &p.links {
+                if let (LinkLabel::Cel(on), [(a, _), (b, _)]) = (l.label, &l.ends[..]) {
+                    let plan = Plan::compile(p, &[*a as usize, *b as usize], &empty);
+                    pn.by_link[on.0 as usize].push((c, plan));
+                }
+            }
+        }
+        pn
+    }
+}
+
+/// A struct growing step by step, classified at every level as it grows.
+#[derive(Debug, Clone)]
+pub struct Timeline {
+    setting: Arc<Setting>,
+    top: u32,
+    strukt: Struct,
+    /// First node of each step begun.
+    step_start: Vec<NodeId>,
+    levels: Vec<Level>,
+    open: bool,
+    /// Earlier primitives that lost their last open terminal site at this step.
+    sealed: Vec<NodeId>,
+    /// Terminal sites of earlier primitives filled or closed at this step.
+    filled: Vec<(NodeId, u16)>,
+    /// Level 0: per primitive kind, the plans anchored at it.
+    plans0: Vec<Vec<Plan0>>,
+    /// Level 0: the first match anchored at each primitive (matches are found at their latest
+    /// primitive, in node order), and one entry more.
+    by_anchor: Vec<u32>,
+    /// Level 0: the largest number of links between two variables of a pattern (how far from a
+    /// primitive the matches holding it reach).
+    reach0: usize,
+    /// Levels ≥ 1: their plans.
+    plans_n: Vec<PlansN>,
+    scratch: PlanScratch,
+    /// The journal of each step, when undo is kept.
+    log: Option<Vec<StepLog>>,
+    /// Per step: the deltas of every level (kept with the journal, so that undo restores the
+    /// previous step's).
+    deltas: Vec<Vec<LevelDelta>>,
+}
+
+impl Timeline {
+    /// An empty timeline classifying levels `0..=top` (default: every level of the setting).
+    pub fn new(setting: Arc<Setting>, top: Option<u32>) -> Self {
+        let top = top.unwrap_or(setting.max_level()).min(setting.max_level());
+        let strukt = Struct::new(setting.alphabet().clone());
+        let levels: Vec<Level> = (0..=top).map(|n| Level::new(&setting, n)).collect();
+        let kinds = setting.alphabet().len();
+        let mut plans0: Vec<Vec<Plan0>> = vec![Vec::new(); kinds];
+        let mut reach0 = 1;
+        for &c in &levels[0].table.constraints {
+            let p = &setting.constraint(c).pattern;
+            reach0 = reach0.max(diameter(p));
+            for (v, var) in p.vars.iter().enumerate() {
+                let source = p
+                    .links
+                    .iter()
+                    .any(|l| l.ends.iter().any(|&(w, r)| w as usize == v && r == 0));
+                if source {
+                    continue;
+                }
+                let plan = Plan::compile(p, &[v], &strukt);
+                let needs = p
+                    .links
+                    .iter()
+                    .filter_map(|l| match (l.label, &l.ends[..]) {
+                        (LinkLabel::Process { from_site, to_site }, [(a, _), (b, _)]) if *b as usize == v => {
+                            Some((to_site, p.vars[*a as usize].kind, from_site))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                plans0[var.kind as usize].push(Plan0 {
+                    constraint: c,
+                    plan,
+                    needs,
+                });
+            }
+        }
+        let plans_n: Vec<PlansN> = levels
+            .iter()
+            .map(|lv| {
+                if lv.n == 0 {
+                    PlansN::default()
+                } else {
+                    PlansN::compile(&setting, lv)
+                }
+            })
+            .collect();
+        Timeline {
+            setting,
+            top,
+            strukt,
+            step_start: Vec::new(),
+            levels,
+            open: false,
+            sealed: Vec::new(),
+            filled: Vec::new(),
+            plans0,
+            by_anchor: vec![0],
+            reach0,
+            plans_n,
+            scratch: PlanScratch::default(),
+            log: None,
+            deltas: Vec::new(),
+        }
+    }
+
+    /// Keeps a journal of every step from now on, so that steps can be taken back
+    /// ([`Timeline::undo`]). Off by default (a recorded game is classified without one).
+    pub fn keep_journal(&mut self, keep: bool) {
+        self.log = keep.then(Vec::new);
+        self.deltas.clear();
+    }
+
+    /// The setting.
+    pub fn setting(&self) -> &Arc<Setting> {
+        &self.setting
+    }
+    /// The highest level classified.
+    pub fn top(&self) -> u32 {
+        self.top
+    }
+    /// The struct so far.
+    pub fn strukt(&self) -> &Struct {
+        &self.strukt
+    }
+    /// Number of steps begun.
+    pub fn steps(&self) -> u32 {
+        self.step_start.len() as u32
+    }
+    /// The current (or last) step, if any.
+    pub fn step(&self) -> Option<u32> {
+        self.step_start.len().checked_sub(1).map(|s| s as u32)
+    }
+    /// The step primitive `n` was added at.
+    pub fn step_of(&self, n: NodeId) -> u32 {
+        step_of(&self.step_start, n)
+    }
+    /// The first primitive of step `t`, and one past its last.
+    pub fn step_nodes(&self, t: u32) -> std::ops::Range<NodeId> {
+        let a = self.step_start[t as usize];
+        let b = self
+            .step_start
+            .get(t as usize + 1)
+            .copied()
+            .unwrap_or(self.strukt.len() as NodeId);
+        a..b
+    }
+    /// Level `n`.
+    pub fn level(&self, n: u32) -> &Level {
+        &self.levels[n as usize]
+    }
+    /// Every level, level 0 first.
+    pub fn levels(&self) -> &[Level] {
+        &self.levels
+    }
+    /// Heap bytes held: the struct, and each level's matches, elements and indices.
+    pub fn heap_bytes(&self) -> usize {
+        self.strukt.heap_bytes()
+            + self.levels.iter().map(|l| l.heap_bytes()).sum::<usize>()
+            + self.by_anchor.capacity() * 4
+    }
+
+    /// Begins a step; returns its number.
+    pub fn begin_step(&mut self) -> Result<u32, TimelineError> {
+        if self.open {
+            return Err(TimelineError::StepOpen);
+        }
+        self.open = true;
+        self.step_start.push(self.strukt.len() as NodeId);
+        self.sealed.clear();
+        self.filled.clear();
+        Ok(self.step_start.len() as u32 - 1)
+    }
+
+    fn first_node(&self) -> NodeId {
+        self.step_start.last().copied().unwrap_or(0)
+    }
+
+    /// Adds a primitive of `kind` to the current step.
+    pub fn add(&mut self, kind: PrimitiveKind) -> Result<NodeId, TimelineError> {
+        if !self.open {
+            return Err(TimelineError::NoStep);
+        }
+        Ok(self.strukt.add_primitive(kind)?)
+    }
+
+    /// Joins terminal site `from_site` of `from` to initial site `to_site` of `to`, a primitive of
+    /// the current step added after `from`.
+    pub fn connect(&mut self, from: NodeId, from_site: usize, to: NodeId, to_site: usize) -> Result<(), TimelineError> {
+        if !self.open {
+            return Err(TimelineError::NoStep);
+        }
+        if to < self.first_node() || from >= to {
+            return Err(TimelineError::Backward { from, to });
+        }
+        self.strukt.connect(from, from_site, to, to_site)?;
+        if from < self.first_node() {
+            self.filled.push((from, from_site as u16));
+            if self.strukt.open_terminal_count(from) == 0 {
+                self.sealed.push(from);
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes terminal site `site` of `n`: what it emits ends unobserved.
+    pub fn close(&mut self, n: NodeId, site: usize) -> Result<(), TimelineError> {
+        if !self.open {
+            return Err(TimelineError::NoStep);
+        }
+        let was_open = self.strukt.terminal_open(n, site);
+        self.strukt.close_terminal(n, site)?;
+        if was_open && n < self.first_node() {
+            self.filled.push((n, site as u16));
+            if self.strukt.open_terminal_count(n) == 0 {
+                self.sealed.push(n);
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the step: brings every level up to date. Returns the level deltas.
+    pub fn end_step(&mut self) -> Result<&[Level], TimelineError> {
+        if !self.open {
+            return Err(TimelineError::NoStep);
+        }
+        self.open = false;
+        let t = self.step_start.len() as u32 - 1;
+        let mut log = self.log.is_some().then(|| StepLog {
+            nodes: self.step_start[t as usize] as usize,
+            ..StepLog::default()
+        });
+        for (k, lv) in self.levels.iter().enumerate() {
+            if let Some(l) = log.as_mut() {
+                l.sizes.push(LevelSizes {
+                    matches: lv.store.len(),
+                    multi: lv.store.multi_count(),
+                    elements: lv.elems.len(),
+                    host_nodes: lv.host.len(),
+                    host_links: lv.host.links().len(),
+                    holders_nodes: lv.node_holders.len(),
+                    index_nodes: lv.index.len(),
+                });
+                l.due.push(lv.due.clone());
+                let _ = k;
+            }
+        }
+        let mut entries: Vec<Entry> = Vec::new();
+        for &(n, s) in &self.filled {
+            entries.push(Entry::Slot(n, s));
+        }
+        let keep = log.is_some();
+        self.level0_step(t, keep.then_some(&mut entries));
+        for n in 1..=self.top {
+            self.level_n_step(n, t, keep.then_some(&mut entries));
+        }
+        if let (Some(mut l), Some(all)) = (log, self.log.as_mut()) {
+            l.entries = entries;
+            all.push(l);
+            self.deltas
+                .push(self.levels.iter().map(|lv| lv.delta.clone()).collect());
+        }
+        Ok(&self.levels)
+    }
+
+    /// Level 0 at step `t`.
+    fn level0_step(&mut self, t: u32, journal: Option<&mut Vec<Entry>>) {
+        let first_node = self.step_start[t as usize];
+        let lv = &mut self.levels[0];
+        lv.clear_delta();
+        lv.node_holders_before = first_node as usize;
+        // New matches, anchored at each new primitive as their latest one.
+        let first_new = lv.store.len() as MatchId;
+        let strukt = &self.strukt;
+        let mut flat: Vec<NodeId> = Vec::new();
+        for n in first_node..strukt.len() as NodeId {
+            let kind = strukt.kind_of(n).0 as usize;
+            // What feeds each initial site: (kind, terminal site).
+            let mut fed: SmallVec<[(u32, u16); 8]> = SmallVec::new();
+            let mut s = 0;
+            while let Some(x) = strukt.predecessor_or_free(n, s) {
+                fed.push(x.map_or((u32::MAX, 0), |(m, t)| (strukt.kind_of(m).0, t as u16)));
+                s += 1;
+            }
+            for p0 in &self.plans0[kind] {
+                if !p0
+                    .needs
+                    .iter()
+                    .all(|&(site, k, t)| fed.get(site as usize) == Some(&(k, t)))
+                {
+                    continue;
+                }
+                let p = &self.setting.constraint(p0.constraint).pattern;
+                let k = p.vars.len();
+                flat.clear();
+                let _ = p0.plan.run(
+                    strukt,
+                    p,
+                    &[n],
+                    &mut |_, x| x <= n,
+                    &mut |m| {
+                        flat.extend_from_slice(m);
+                        ControlFlow::Continue(())
+                    },
+                    &mut self.scratch,
+                );
+                for m in flat.chunks(k.max(1)) {
+                    lv.store.push(p0.constraint, m, t);
+                }
+            }
+            self.by_anchor.push(lv.store.len() as u32);
+        }
+        // This step's seed index: per new primitive, the new matches holding it at a seed position.
+        let nn = strukt.len() - first_node as usize;
+        let mut head = vec![NONE; nn];
+        let mut arena: Vec<(MatchId, u32)> = Vec::new();
+        for m in first_new..lv.store.len() as MatchId {
+            let c = lv.store.constraint(m);
+            let part = lv.table.part(c);
+            // A recorded match is caught up on at any of its nodes: it lies inside an element
+            // once the element holds its last node, wherever that is (dsl, issue 17).
+            let recorded = !lv.table.recorders[c.0 as usize].is_empty();
+            for (i, &x) in lv.store.nodes(m).iter().enumerate() {
+                if x >= first_node && (part.seeds_at(i) || recorded) {
+                    let h = &mut head[(x - first_node) as usize];
+                    arena.push((m, *h));
+                    *h = arena.len() as u32 - 1;
+                }
+            }
+        }
+        let by_anchor = &self.by_anchor;
+        let reach = self.reach0;
+        let around = |x: NodeId, out: &mut Vec<MatchId>| {
+            if x >= first_node {
+                let mut k = head[(x - first_node) as usize];
+                while k != NONE {
+                    out.push(arena[k as usize].0);
+                    k = arena[k as usize].1;
+                }
+            } else {
+                matches_near(strukt, by_anchor, reach, x, out);
+                // Keep those that hold x.
+                let _ = x;
+            }
+        };
+        let open = |x: NodeId| strukt.open_terminal_count(x) > 0;
+        let starts = &self.step_start;
+        let step_of_node = |x: NodeId| step_of(starts, x);
+        let mut cx = StepCtx {
+            t,
+            first_new,
+            first_node,
+            pass_at: MatchId::MAX,
+            journal,
+            open: &open,
+            step_of: &step_of_node,
+            around: &around,
+            resolve: Vec::new(),
+            catch: Vec::new(),
+            level0: true,
+        };
+        // Elements closed at the last step while present at it end now.
+        let due = std::mem::take(&mut lv.due);
+        for e in due {
+            lv.delta.ended.push(e);
+        }
+        // Earlier primitives sealed at this step: their holders have one open primitive less.
+        for &x in &self.sealed {
+            let hs: SmallVec<[ElementId; 8]> = lv.holders_of_node(x).iter().copied().collect();
+            for e in hs {
+                lv.lose_open(&mut cx, e);
+            }
+        }
+        lv.derive(&mut cx);
+        // Elements that can no longer grow end: now, or at the next step if they began at this one
+        // (they happened at it: a play, a removal).
+        let cands: Vec<ElementId> = (0..lv.elems.len() as ElementId)
+            .filter(|&e| lv.elems[e as usize].touched == t)
+            .collect();
+        for e in cands {
+            let el = &lv.elems[e as usize];
+            if el.ended != NONE || el.stillborn || el.open > 0 {
+                continue;
+            }
+            if el.born == t {
+                lv.end_element(&mut cx, e, t + 1, EndKind::Closed);
+                lv.due.push(e);
+            } else {
+                lv.end_element(&mut cx, e, t, EndKind::Closed);
+            }
+        }
+        lv.finish_delta();
+    }
+
+    /// Level `n` ≥ 1 at step `t`: feed it from level n−1, find its new matches, derive.
+    fn level_n_step(&mut self, n: u32, t: u32, mut journal: Option<&mut Vec<Entry>>) {
+        let (lower, upper) = self.levels.split_at_mut(n as usize);
+        let below = &mut lower[n as usize - 1];
+        let lv = &mut upper[0];
+        lv.clear_delta();
+        // Elements that ended at the last step while present at it end now.
+        let due = std::mem::take(&mut lv.due);
+        lv.delta.ended.extend(due);
+        let host_before = lv.host.len();
+        lv.node_holders_before = host_before;
+        // 1. Nodes: elements of level n−1 that became complete at t and are present at it.
+        let mut newly: Vec<ElementId> = Vec::new();
+        for &e in &below.delta.completed {
+            let el = &below.elems[e as usize];
+            if el.present_at(t) && below.above[e as usize] == NONE {
+                let x = lv.host.add_node(el.class.0, e, t);
+                below.above[e as usize] = x;
+                newly.push(e);
+            }
+        }
+        // 2. Ended elements that were nodes end there.
+        for &e in &below.delta.ended {
+            let x = below.above[e as usize];
+            if x != NONE && lv.host.ended(x).is_none() {
+                if (x as usize) < host_before {
+                    if let Some(j) = journal.as_deref_mut() {
+                        j.push(Entry::HostEnded(n as u8, x));
+                    }
+                }
+                lv.host.end(x, t);
+            }
+        }
+        // 3. Links: shared applications of elements that are nodes.
+        let links_before = lv.host.links().len();
+        let mut shared: Vec<MatchId> = below.shared.clone();
+        for &e in &newly {
+            shared.extend(below.elems[e as usize].apps.iter().copied());
+        }
+        shared.sort_unstable();
+        shared.dedup();
+        let mut members: SmallVec<[NodeId; 4]> = SmallVec::new();
+        for m in shared {
+            members.clear();
+            for &h in below.store.holders(m) {
+                let x = below.above[h as usize];
+                if x != NONE {
+                    members.push(x);
+                }
+            }
+            if members.len() < 2 {
+                continue;
+            }
+            members.sort_unstable();
+            members.dedup();
+            if members.len() >= 2 {
+                lv.host.link(below.store.constraint(m), &members, t);
+            }
+        }
+        let ended_nodes: Vec<NodeId> = below
+            .delta
+            .ended
+            .iter()
+            .map(|&e| below.above[e as usize])
+            .filter(|&x| x != NONE)
+            .collect();
+        derive_n(
+            lv,
+            &self.plans_n[n as usize],
+            &self.setting,
+            &mut self.scratch,
+            t,
+            host_before,
+            links_before,
+            journal,
+            &ended_nodes,
+        );
+    }
+
+    /// Takes the last step back: the timeline is as it was before it began. Needs the journal
+    /// ([`Timeline::keep_journal`]).
+    pub fn undo(&mut self) -> Result<(), TimelineError> {
+        let Some(log) = self.log.as_mut() else {
+            return Err(TimelineError::NothingToUndo);
+        };
+        let Some(l) = log.pop() else {
+            return Err(TimelineError::NothingToUndo);
+        };
+        if self.open {
+            return Err(TimelineError::StepOpen);
+        }
+        self.deltas.pop();
+        for e in l.entries.into_iter().rev() {
+            match e {
+                Entry::Elem(n, el, snap) => self.levels[n as usize].restore(el, &snap),
+                Entry::NodeHolders(n, x, len) => {
+                    self.levels[n as usize].node_holders[x as usize].truncate(len as usize)
+                }
+                Entry::MatchHolder(n, m, w, len) => self.levels[n as usize].store.restore_holder(m, w, len),
+                Entry::Index(n, x, len) => self.levels[n as usize].index[x as usize].truncate(len as usize),
+                Entry::HostEnded(n, x) => self.levels[n as usize].host.unend(x),
+                Entry::Slot(x, s) => self.strukt.free_terminal(x, s as usize),
+            }
+        }
+        for (k, (sz, due)) in l.sizes.iter().zip(l.due).enumerate() {
+            let lv = &mut self.levels[k];
+            for m in sz.matches..lv.store.len() {
+                let key = (
+                    lv.store.constraint(m as MatchId).0,
+                    SmallVec::from_slice(lv.store.nodes(m as MatchId)),
+                );
+                lv.seen.remove(&key);
+            }
+            lv.store.truncate(sz.matches, sz.multi);
+            level::truncate_elements(lv, sz.elements);
+            lv.host.truncate(sz.host_nodes, sz.host_links);
+            lv.node_holders.truncate(sz.holders_nodes);
+            lv.index.truncate(sz.index_nodes);
+            lv.due = due;
+            // Elements above that were nodes made at the undone step are not nodes any more.
+            for a in lv.above.iter_mut() {
+                let _ = a;
+            }
+        }
+        // Nodes above made at the undone step.
+        for k in 0..self.levels.len() - 1 {
+            let hn = self.levels[k + 1].host.len() as NodeId;
+            for a in self.levels[k].above.iter_mut() {
+                if *a != NONE && *a >= hn {
+                    *a = NONE;
+                }
+            }
+        }
+        self.strukt.truncate(l.nodes);
+        self.by_anchor.truncate(l.nodes + 1);
+        self.step_start.pop();
+        let prev = self.deltas.last().cloned();
+        for (k, lv) in self.levels.iter_mut().enumerate() {
+            lv.delta = prev.as_ref().map(|d| d[k].clone()).unwrap_or_default();
+        }
+        Ok(())
+    }
+}
+
+/// The step of node `n`, given each step's first node.
+fn step_of(starts: &[NodeId], n: NodeId) -> u32 {
+    (starts.partition_point(|&s| s <= n) as u32).saturating_sub(1)
+}
+
+/// The largest number of links on a shortest path between two variables of a pattern.
+fn diameter(p: &super::matching::Pattern) -> usize {
+    let n = p.vars.len();
+    let mut best = 0;
+    for s in 0..n {
+        let mut dist = vec![usize::MAX; n];
+        dist[s] = 0;
+        let mut q = std::collections::VecDeque::from([s]);
+        while let Some(v) = q.pop_front() {
+            for l in &p.links {
+                if l.ends.iter().any(|e| e.0 as usize == v) {
+                    for e in &l.ends {
+                        let w = e.0 as usize;
+                        if dist[w] == usize::MAX {
+                            dist[w] = dist[v] + 1;
+                            q.push_back(w);
+                        }
+                    }
+                }
+            }
+        }
+        best = best.max(dist.iter().copied().filter(|&d| d != usize::MAX).max().unwrap_or(0));
+    }
+    best
+}
+
+/// The matches holding primitive `x`: those anchored at a primitive within `reach` processes of
+/// it (a match's primitives are that close to each other) and at or after it.
+fn matches_near(s: &Struct, by_anchor: &[u32], reach: usize, x: NodeId, out: &mut Vec<MatchId>) {
+    let mut seen: rustc_hash::FxHashSet<NodeId> = rustc_hash::FxHashSet::default();
+    let mut frontier = vec![x];
+    seen.insert(x);
+    for _ in 0..reach {
+        let mut next = Vec::new();
+        for &y in &frontier {
+            for (_, z) in s.outgoing(y) {
+                if seen.insert(z) {
+                    next.push(z);
+                }
+            }
+            for (z, _) in s.incoming(y) {
+                if seen.insert(z) {
+                    next.push(z);
+                }
+            }
+        }
+        frontier = next;
+    }
+    let mut anchors: Vec<NodeId> = seen.into_iter().filter(|&y| y >= x).collect();
+    anchors.sort_unstable();
+    for y in anchors {
+        let (Some(&a), Some(&b)) = (by_anchor.get(y as usize), by_anchor.get(y as usize + 1)) else {
+            continue;
+        };
+        out.extend(a..b);
+    }
+}
+
+/// Level n ≥ 1 at step `t`, its host already fed (nodes from `host_before`, links from
+/// `links_before` are new; `ended_nodes` ended at `t`): finds the new matches, anchored at new
+/// nodes and links, and runs the derivations and the presence checks.
+#[allow(clippy::too_many_arguments)]
+fn derive_n(
+    lv: &mut Level,
+    plans: &PlansN,
+    setting: &Setting,
+    scratch: &mut PlanScratch,
+    t: u32,
+    host_before: usize,
+    links_before: usize,
+    mut journal: Option<&mut Vec<Entry>>,
+    ended_nodes: &[NodeId],
+) {
+    // 4. New matches: anchored at new nodes and new links.
+    lv.host.set_at(t);
+    let first_new = lv.store.len() as MatchId;
+    let n = lv.n;
+    let mut found: Vec<(ConstraintId, SmallVec<[NodeId; 6]>)> = Vec::new();
+    {
+        let host = &lv.host;
+        let mut run = |c: ConstraintId, plan: &Plan, seeds: &[NodeId], scratch: &mut PlanScratch| {
+            let p = &setting.constraint(c).pattern;
+            let _ = plan.run(
+                host,
+                p,
+                seeds,
+                &mut |_, x| host.matchable(x, t),
+                &mut |m| {
+                    found.push((c, SmallVec::from_slice(m)));
+                    ControlFlow::Continue(())
+                },
+                scratch,
+            );
+        };
+        for x in host_before as NodeId..host.len() as NodeId {
+            for (c, plan) in &plans.by_kind[host.node_kind(x) as usize] {
+                run(*c, plan, &[x], scratch);
+            }
+        }
+        for li in links_before..host.links().len() {
+            let l = &host.links()[li];
+            for (c, plan) in &plans.by_link[l.constraint.0 as usize] {
+                for &a in &l.members {
+                    for &b in &l.members {
+                        if a != b {
+                            run(*c, plan, &[a, b], scratch);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // In the order of their latest node, then constraint and nodes; each once.
+    found.sort_by(|a, b| {
+        let la = a.1.iter().max();
+        let lb = b.1.iter().max();
+        la.cmp(&lb).then_with(|| a.0.cmp(&b.0)).then_with(|| a.1.cmp(&b.1))
+    });
+    found.dedup();
+    for (c, nodes) in found {
+        if !lv.seen.insert((c.0, nodes.clone())) {
+            continue;
+        }
+        let m = lv.store.push(c, &nodes, t);
+        for &x in &nodes {
+            if lv.index.len() <= x as usize {
+                lv.index.resize(x as usize + 1, SmallVec::new());
+            }
+            let v = &mut lv.index[x as usize];
+            if v.last() != Some(&m) {
+                if (x as usize) < host_before {
+                    if let Some(j) = journal.as_deref_mut() {
+                        j.push(Entry::Index(n as u8, x, v.len() as u32));
+                    }
+                }
+                v.push(m);
+            }
+        }
+    }
+    // 5. Derivations.
+    let never = |_: NodeId| false;
+    let zero = |_: NodeId| t;
+    let none = |_: NodeId, _: &mut Vec<MatchId>| {};
+    let mut cx = StepCtx {
+        t,
+        first_new,
+        first_node: host_before as NodeId,
+        pass_at: MatchId::MAX,
+        journal,
+        open: &never,
+        step_of: &zero,
+        around: &none,
+        resolve: Vec::new(),
+        catch: Vec::new(),
+        level0: false,
+    };
+    lv.derive(&mut cx);
+    // 6. Presence: elements touched, or holding a node that ended, are checked.
+    let mut cands: Vec<ElementId> = (0..lv.elems.len() as ElementId)
+        .filter(|&e| lv.elems[e as usize].touched == t)
+        .collect();
+    for &x in ended_nodes {
+        cands.extend(lv.holders_of_node(x).iter().copied());
+    }
+    cands.sort_unstable();
+    cands.dedup();
+    for e in cands {
+        let el = &lv.elems[e as usize];
+        if el.ended != NONE || el.stillborn {
+            continue;
+        }
+        let complete = el.complete_at != NONE;
+        let end = match lv.replay(e, t) {
+            level::Replay::Accepted => false,
+            level::Replay::Forming => complete,
+            level::Replay::Empty | level::Replay::Stuck => true,
+        };
+        if end {
+            lv.end_element(&mut cx, e, t, EndKind::Vanished);
+        }
+    }
+    lv.finish_delta();
+}
+
+/// The elements of `level` (n ≥ 1) in a level-n struct that does not change: its nodes and links
+/// all present at one step. Returns, per element, the element (node ids are the struct's).
+pub fn recognize_fixed_level(
+    setting: &Setting,
+    level: u32,
+    nodes: impl IntoIterator<Item = u32>,
+    links: impl IntoIterator<Item = (ConstraintId, Vec<NodeId>)>,
+    forming: bool,
+) -> Vec<super::element::Element> {
+    let mut lv = Level::new(setting, level);
+    for kind in nodes {
+        lv.host.add_node(kind, NONE, 0);
+    }
+    for (c, mut members) in links {
+        members.sort_unstable();
+        members.dedup();
+        if members.len() >= 2 {
+            lv.host.link(c, &members, 0);
+        }
+    }
+    let plans = PlansN::compile(setting, &lv);
+    let mut scratch = PlanScratch::default();
+    derive_n(&mut lv, &plans, setting, &mut scratch, 0, 0, 0, None, &[]);
+    lv.elements()
+        .iter()
+        .filter(|e| !e.is_stillborn() && e.present_at(0) && (forming || e.is_complete()))
+        .map(|e| {
+            let mut nodes: Vec<NodeId> = e.nodes().to_vec();
+            nodes.sort_unstable();
+            nodes.dedup();
+            let mut applications: Vec<super::element::Application> = e
+                .applications()
+                .iter()
+                .map(|&m| super::element::Application {
+                    constraint: lv.constraint(m),
+                    nodes: SmallVec::from_slice(lv.match_nodes(m)),
+                })
+                .collect();
+            if applications.len() > 1 {
+                applications[1..].sort();
+            }
+            super::element::Element {
+                class: e.class(),
+                nodes,
+                applications,
+                complete: e.is_complete(),
+            }
+        })
+        .collect()
+}
+
+/// A timeline of one step holding struct `s` (in a topological order of its primitives), and the
+/// primitive of `s` each timeline node stands for.
+pub fn of_struct(
+    setting: Arc<Setting>,
+    s: &Struct,
+    top: Option<u32>,
+) -> Result<(Timeline, Vec<NodeId>), TimelineError> {
+    let mut tl = Timeline::new(setting, top);
+    let order = s.topological_order();
+    let mut map = vec![NONE; s.len()];
+    tl.begin_step()?;
+    for &n in &order {
+        let x = tl.add(s.kind_of(n))?;
+        map[n as usize] = x;
+        let inc: SmallVec<[(NodeId, super::structs::Process); 8]> = s.incoming(n).collect();
+        for (m, p) in inc {
+            tl.connect(map[m as usize], p.from_site as usize, x, p.to_site as usize)?;
+        }
+    }
+    tl.end_step()?;
+    Ok((tl, order))
+}

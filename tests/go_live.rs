@@ -1,0 +1,197 @@
+//! The Game API (`ets::go::live`): a record replayed move by move through it classifies exactly as
+//! `ets classify --timeline` does; undo restores everything; forks are independent; random games.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use ets::ets::Setting;
+use ets::go::board::{Color, Point};
+use ets::go::classify::{classify_game, embedded_setting};
+use ets::go::fastboard::FastRng;
+use ets::go::game::Replay;
+use ets::go::live::{Game, GameOptions, Move};
+use ets::go::record::{Attention, RecordOptions};
+use ets::go::sgf::Sgf;
+
+fn setting() -> &'static Arc<Setting> {
+    static S: OnceLock<Arc<Setting>> = OnceLock::new();
+    S.get_or_init(|| Arc::new(embedded_setting().1.expect("the embedded setting compiles")))
+}
+
+fn game(p: &Path) -> Replay {
+    Replay::from_sgf(&Sgf::parse_bytes(std::fs::read(p).unwrap()).unwrap(), 0, &[]).unwrap()
+}
+
+fn sample(dir: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(Path::new("tests/data/games").join(dir))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    v.sort();
+    v
+}
+
+fn options(attention: Attention) -> GameOptions {
+    GameOptions {
+        record: RecordOptions {
+            attention,
+            layers: if matches!(attention, Attention::Focus { .. }) {
+                3
+            } else {
+                1
+            },
+        },
+        ..GameOptions::default()
+    }
+}
+
+/// Everything a timeline says about every element, as `ets classify --timeline --forming` prints it.
+fn lives(g: &ets::go::classify::GoTimeline) -> String {
+    serde_json::to_string(&g.timeline_json(true)).unwrap()
+}
+
+/// Plays the record's moves (up to `n`) through the API; `None` if the referee refuses one.
+fn through_api(r: &Replay, n: usize, opts: GameOptions) -> Option<Game> {
+    let mut g = Game::new(setting().clone(), r.info.size.0, r.info.size.1, opts).unwrap();
+    if r.positions[0]
+        .points()
+        .any(|p| r.positions[0].get(p) != ets::go::board::Cell::Empty)
+    {
+        return None; // handicap setup: not a move sequence from an empty board
+    }
+    for m in &r.moves[..n] {
+        if m.color != g.to_move() {
+            return None;
+        }
+        let mv = m.point.map_or(Move::Pass, Move::Play);
+        g.play_move(mv).ok()?;
+    }
+    Some(g)
+}
+
+#[test]
+fn a_record_through_the_api_classifies_as_the_timeline_does() {
+    let mut games = sample("9x9");
+    games.extend(sample("tom-9d").into_iter().take(2));
+    let mut compared = 0;
+    for f in &games {
+        let r = game(f);
+        for att in [Attention::FOCUS, Attention::Full] {
+            let n = if r.info.size.0 > 9 { 60.min(r.len()) } else { r.len() };
+            let Some(api) = through_api(&r, n, options(att)) else {
+                eprintln!("{}: a move the referee refuses; skipped", f.display());
+                continue;
+            };
+            let last: Vec<Option<Point>> = std::iter::once(None).chain(r.moves.iter().map(|m| m.point)).collect();
+            let tl = classify_game(
+                setting().clone(),
+                &r.positions[..=n],
+                &last[..=n],
+                options(att).record,
+                None,
+            )
+            .unwrap();
+            assert_eq!(api.board().ascii(), r.positions[n].ascii(), "{}", f.display());
+            assert_eq!(lives(api.classification()), lives(&tl), "{} {att:?}", f.display());
+            compared += 1;
+        }
+    }
+    assert!(compared >= 8, "{compared} games compared");
+}
+
+#[test]
+fn undo_restores_the_game_and_its_classification() {
+    let r = game(&sample("9x9")[1]);
+    let mut g = through_api(&r, 20, GameOptions::default()).expect("a clean record");
+    let before = (lives(g.classification()), g.board().ascii(), g.to_move(), g.prisoners());
+    let deltas: Vec<_> = (0..3).map(|l| g.delta(l).clone()).collect();
+    for m in &r.moves[20..35] {
+        g.play_move(m.point.map_or(Move::Pass, Move::Play)).unwrap();
+    }
+    for _ in 20..35 {
+        g.undo().unwrap();
+    }
+    assert_eq!(
+        (lives(g.classification()), g.board().ascii(), g.to_move(), g.prisoners()),
+        before
+    );
+    for (l, d) in deltas.iter().enumerate() {
+        assert_eq!(g.delta(l as u32), d, "level {l}");
+    }
+    // And playing on from there classifies as a game that never went astray.
+    let mut h = through_api(&r, 20, GameOptions::default()).unwrap();
+    for m in &r.moves[20..40] {
+        g.play_move(m.point.map_or(Move::Pass, Move::Play)).unwrap();
+        h.play_move(m.point.map_or(Move::Pass, Move::Play)).unwrap();
+    }
+    assert_eq!(lives(g.classification()), lives(h.classification()));
+}
+
+#[test]
+fn forks_are_independent() {
+    let r = game(&sample("9x9")[1]);
+    let g = through_api(&r, 10, GameOptions::default()).unwrap();
+    let before = lives(g.classification());
+    let mut f = g.fork();
+    let mv = f.legal_moves()[0];
+    f.play(mv).unwrap();
+    assert_eq!(lives(g.classification()), before);
+    assert_ne!(lives(f.classification()), before);
+    assert_eq!(f.moves(), g.moves() + 1);
+}
+
+#[test]
+fn random_games_played_and_taken_back() {
+    // Random legal games on 9x9: after every move the classification equals the timeline's over
+    // the same positions; taking every move back returns to the empty board's classification.
+    let st = setting();
+    for seed in 0..4u64 {
+        let mut rng = FastRng::new(seed + 1);
+        let mut g = Game::new(st.clone(), 9, 9, GameOptions::default()).unwrap();
+        let empty = lives(g.classification());
+        let mut positions = vec![g.board()];
+        let mut last = vec![None];
+        for _ in 0..60 {
+            let legal = g.legal_moves();
+            let mv = if legal.is_empty() || rng.below(20) == 0 {
+                Move::Pass
+            } else {
+                Move::Play(legal[rng.below(legal.len())])
+            };
+            g.play_move(mv).unwrap();
+            positions.push(g.board());
+            last.push(match mv {
+                Move::Play(p) => Some(p),
+                Move::Pass => None,
+            });
+        }
+        let tl = classify_game(st.clone(), &positions, &last, GameOptions::default().record, None).unwrap();
+        assert_eq!(lives(g.classification()), lives(&tl), "seed {seed}");
+        while g.undo().is_ok() {}
+        assert_eq!(lives(g.classification()), empty, "seed {seed}");
+        assert_eq!(g.moves(), 0);
+    }
+}
+
+#[test]
+fn the_referee_knows_ko_suicide_captures_and_scores() {
+    let st = setting();
+    let mut g = Game::new(st.clone(), 5, 5, GameOptions::default()).unwrap();
+    let at = |s: &str| Point::from_gtp(s, 5).unwrap();
+    // A ko: black captures at C3, white may not retake at once.
+    for s in ["B3", "C3", "C2", "D2", "C4", "D4", "A1", "E3", "D3"] {
+        g.play(at(s)).unwrap();
+    }
+    assert_eq!(g.last_captures(), &[at("C3")]);
+    assert_eq!(g.prisoners(), (1, 0));
+    assert!(!g.is_legal(at("C3")), "the ko may not be retaken at once");
+    assert!(g.play(at("C3")).is_err());
+    assert_eq!(g.to_move(), Color::White);
+    // Elsewhere White may play; then the scores.
+    g.play(at("E1")).unwrap();
+    assert_eq!(g.to_move(), Color::Black);
+    assert!(g.is_legal(at("C3")), "after a move elsewhere the ko may be taken");
+    let s = g.area_score(&[]);
+    assert!(s.is_finite() && g.territory_score(&[]).is_finite());
+}
