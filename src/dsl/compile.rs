@@ -580,7 +580,9 @@ fn subst_class(c: &mut ClassDecl, sub: &Subst, errors: &mut Vec<DslError>) {
                 }
             }
             ClassItemKind::Schedule(s) => subst_sched(s, sub, errors),
-            ClassItemKind::Overlaps(v) => v.iter_mut().for_each(|n| subst_name(n, sub, errors)),
+            ClassItemKind::Overlaps(v) | ClassItemKind::Ends(v) => {
+                v.iter_mut().for_each(|n| subst_name(n, sub, errors))
+            }
         }
     }
 }
@@ -822,6 +824,9 @@ fn class(st: &mut Setting, c: &ClassDecl, declared: &FxHashMap<String, u32>) -> 
     let mut schedule: Option<Schedule> = None;
     let mut inherited: Option<Schedule> = None;
     let mut overlaps: Vec<ConstraintId> = Vec::new();
+    // ending sets by name (resolved once every set is known), and those included, by index
+    let mut ends: Vec<&Name> = Vec::new();
+    let mut ends_at: Vec<usize> = Vec::new();
     for it in &c.items {
         match &it.kind {
             ClassItemKind::Include(n) => match st.class_id(&n.text) {
@@ -854,6 +859,7 @@ fn class(st: &mut Setting, c: &ClassDecl, declared: &FxHashMap<String, u32>) -> 
                         inherited = Some(shift(&other.schedule, offset));
                     }
                     overlaps.extend(other.overlaps.iter().copied());
+                    ends_at.extend(other.ends.iter().map(|&s| s + offset));
                 }
                 None => errors.push(DslError::new(
                     ErrorKind::Unknown {
@@ -929,6 +935,7 @@ fn class(st: &mut Setting, c: &ClassDecl, declared: &FxHashMap<String, u32>) -> 
                 }
                 schedule = Some(s.clone()).map(|s| to_schedule(&s, &all, &mut errors));
             }
+            ClassItemKind::Ends(ns) => ends.extend(ns.iter()),
             ClassItemKind::Overlaps(ns) => {
                 for n in ns {
                     match st.constraint_id(&n.text) {
@@ -945,6 +952,18 @@ fn class(st: &mut Setting, c: &ClassDecl, declared: &FxHashMap<String, u32>) -> 
             }
         }
     }
+    for n in ends {
+        match sets.iter().position(|s| s.name == n.text) {
+            Some(i) => ends_at.push(i),
+            None => errors.push(DslError::new(
+                ErrorKind::Unknown {
+                    what: "set",
+                    name: n.text.clone(),
+                },
+                n.span,
+            )),
+        }
+    }
     let Some(schedule) = schedule.or(inherited) else {
         errors.push(DslError::new(ErrorKind::NoSchedule(c.name.text.clone()), c.name.span));
         return Err(errors);
@@ -958,6 +977,8 @@ fn class(st: &mut Setting, c: &ClassDecl, declared: &FxHashMap<String, u32>) -> 
         .add_class(&c.name.text, c.level, c.symbol.clone(), sets, schedule)
         .map_err(|e| vec![setting_error(e, c.name.span)])?;
     st.set_overlaps(id, overlaps)
+        .map_err(|e| vec![setting_error(e, c.name.span)])?;
+    st.set_ends(id, ends_at)
         .map_err(|e| vec![setting_error(e, c.name.span)])?;
     Ok(id)
 }

@@ -69,6 +69,7 @@ const KEYWORDS: &[&str] = &[
     "set",
     "schedule",
     "overlaps",
+    "ends",
     "null",
 ];
 
@@ -561,8 +562,10 @@ impl<'a> Parser<'a> {
             self.p_schedule()?
         } else if self.at_keyword("overlaps") {
             self.p_overlaps()?
+        } else if self.at_keyword("ends") {
+            self.p_ends()?
         } else {
-            return Err(self.err("`include`, `set`, `schedule`, `overlaps` or `}`"));
+            return Err(self.err("`include`, `set`, `schedule`, `overlaps`, `ends` or `}`"));
         };
         Ok(ClassItem { comments, kind })
     }
@@ -602,6 +605,13 @@ impl<'a> Parser<'a> {
         let v = self.names()?;
         self.expect(";")?;
         Ok(ClassItemKind::Overlaps(v))
+    }
+
+    fn p_ends(&mut self) -> Result<ClassItemKind, DslError> {
+        self.expect("ends")?;
+        let v = self.names()?;
+        self.expect(";")?;
+        Ok(ClassItemKind::Ends(v))
     }
 
     fn p_schedule(&mut self) -> Result<ClassItemKind, DslError> {

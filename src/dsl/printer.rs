@@ -156,6 +156,7 @@ fn item_text(out: &mut String, k: &ItemKind) {
                     }
                     ClassItemKind::Schedule(s) => out.push_str(&format!("    schedule {};\n", sched(s, 0))),
                     ClassItemKind::Overlaps(v) => out.push_str(&format!("    overlaps {};\n", names(v))),
+                    ClassItemKind::Ends(v) => out.push_str(&format!("    ends {};\n", names(v))),
                 }
             }
             out.push_str("}\n");

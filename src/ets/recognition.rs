@@ -795,6 +795,7 @@ pub fn recognize_from_in<M: Matches + ?Sized>(
     let mut out: Vec<Found> = Vec::new();
     // Per state after the first step: the loop constraints (as a mask) when every step loops.
     let mut loops_at: Vec<(u32, Option<Vec<bool>>)> = Vec::new();
+    let mut ended: Vec<MatchId> = Vec::new();
     for &(set, app) in seeds {
         if scratch.covered(app) {
             continue;
@@ -802,6 +803,10 @@ pub fn recognize_from_in<M: Matches + ?Sized>(
         let Some(state) = dfa.step(dfa.start(), set) else {
             continue;
         };
+        if setting.class(class).ends_with(set) {
+            // a derivation whose first step ends it has ended at once
+            continue;
+        }
         let li = match loops_at.iter().position(|(st, _)| *st == state) {
             Some(i) => i,
             None => {
@@ -830,10 +835,16 @@ pub fn recognize_from_in<M: Matches + ?Sized>(
                 table,
                 view,
                 results: &mut results,
+                ended: &mut ended,
                 memo: &mut memo,
                 budget: &mut budget,
             };
             ex.explore(state, w);
+        }
+        // What a derivation that ended had applied starts no other element (as an element's
+        // applications do not): from there, the class's generating system has terminated too.
+        for a in ended.drain(..) {
+            scratch.cover(a);
         }
         // Every element from this seed holds the seed, which no earlier element holds (it was not
         // covered): only elements of this one seed can repeat each other.
@@ -945,7 +956,7 @@ pub(crate) fn loops_only(setting: &Setting, class: ClassId, state: u32) -> Optio
     let dfa = cls.dfa();
     let mut cons = Vec::new();
     for s in dfa.sets_out(state) {
-        if dfa.step(state, s) != Some(state) {
+        if dfa.step(state, s) != Some(state) || cls.ends_with(s) {
             return None;
         }
         cons.extend(cls.sets[s].constraints.iter().copied());
@@ -1188,6 +1199,8 @@ struct Explorer<'a, M: Matches + ?Sized> {
     table: &'a M,
     view: &'a ClassView,
     results: &'a mut Vec<Found>,
+    /// The applications of derivations that ended (`Class::ends`).
+    ended: &'a mut Vec<MatchId>,
     memo: &'a mut FxHashSet<(u32, Vec<MatchId>)>,
     budget: &'a mut usize,
 }
@@ -1202,16 +1215,49 @@ impl<M: Matches + ?Sized> Explorer<'_, M> {
             let out_sets: SmallVec<[usize; 4]> = dfa.sets_out(state).collect();
             let mut loop_cons: SmallVec<[ConstraintId; 16]> = out_sets
                 .iter()
-                .filter(|&&s| dfa.step(state, s) == Some(state))
+                .filter(|&&s| dfa.step(state, s) == Some(state) && !cls.ends_with(s))
                 .flat_map(|&s| cls.sets[s].constraints.iter().copied())
                 .collect();
             loop_cons.sort_unstable();
             loop_cons.dedup();
+            // When every step leaving this state ends the element, an ending candidate holding a
+            // node of a kind no loop constraint has will still add that node once the loop is
+            // saturated: the derivation has ended already (exact; it saves saturating the rest).
+            let all_end = out_sets
+                .iter()
+                .all(|&s| cls.ends_with(s) || dfa.step(state, s) == Some(state));
+            let mut end_cons: SmallVec<[ConstraintId; 8]> = SmallVec::new();
+            let mut loop_kinds: SmallVec<[u32; 16]> = SmallVec::new();
+            if all_end && !cls.ends.is_empty() {
+                end_cons.extend(
+                    out_sets
+                        .iter()
+                        .filter(|&&s| cls.ends_with(s))
+                        .flat_map(|&s| cls.sets[s].constraints.iter().copied()),
+                );
+                for &c in &loop_cons {
+                    loop_kinds.extend(self.setting.constraint(c).pattern.vars.iter().map(|v| v.kind));
+                }
+            }
             // Every round applies all the loop matches found so far (one look over the candidates
             // for all loop constraints at once); the closure does not depend on the order.
             if !loop_cons.is_empty() {
                 loop {
                     w.refresh(t, self.view);
+                    if !end_cons.is_empty() {
+                        let ends_now = w.pending.iter().any(|s| {
+                            end_cons.contains(&s.c)
+                                && !w.app_set.contains(s.m)
+                                && t.nodes(s.m)
+                                    .iter()
+                                    .zip(&self.setting.constraint(s.c).pattern.vars)
+                                    .any(|(&n, v)| !w.nodes.contains(n) && !loop_kinds.contains(&v.kind))
+                        });
+                        if ends_now {
+                            self.ended.extend_from_slice(&w.apps);
+                            return;
+                        }
+                    }
                     let apps: SmallVec<[MatchId; 16]> = w
                         .pending
                         .iter()
@@ -1227,21 +1273,33 @@ impl<M: Matches + ?Sized> Explorer<'_, M> {
                     }
                 }
             }
-            // 2. Steps that leave the current state: branch over every applicable match.
+            // 2. Steps that leave the current state (and steps of sets that end the element):
+            // branch over every applicable match. A branch through an ending step has ended: it
+            // gives no element.
             let mut options: SmallVec<[(u32, MatchId); 4]> = SmallVec::new();
             let mut contained: SmallVec<[MatchId; 4]> = SmallVec::new();
+            let mut ended = false;
             for &s in &out_sets {
                 let Some(target) = dfa.step(state, s) else { continue };
-                if target == state {
+                let ends = cls.ends_with(s);
+                if target == state && !ends {
                     continue;
                 }
                 for (_, app) in w.candidates_of(t, self.view, &cls.sets[s].constraints) {
                     if t.nodes(app).iter().any(|&n| !w.nodes.contains(n)) {
-                        options.push((target, app));
+                        if ends {
+                            ended = true;
+                        } else {
+                            options.push((target, app));
+                        }
                     } else {
                         contained.push(app);
                     }
                 }
+            }
+            if options.is_empty() && ended {
+                self.ended.extend_from_slice(&w.apps);
+                return;
             }
             if options.is_empty() {
                 // Matches that lie wholly inside count as applications of the element, and so do
