@@ -13,3 +13,5 @@ pub mod dot;
 pub mod dsl;
 pub mod ets;
 pub mod go;
+pub mod knowledge;
+pub mod store;

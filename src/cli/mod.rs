@@ -5,6 +5,7 @@ mod classify_cmd;
 mod dot_cmd;
 pub(crate) mod dsl_cmds;
 mod go_cmds;
+mod knowledge_cmds;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -40,6 +41,10 @@ enum Cmd {
     Generate(dsl_cmds::GenerateArgs),
     /// Recognise the elements of every level in a struct; prints them and their overlaps as JSON.
     Recognize(dsl_cmds::RecognizeArgs),
+    /// Learn Forme_K patterns (and the move-prediction model) from game collections into a store.
+    Learn(knowledge_cmds::LearnArgs),
+    /// Stores: what one holds; merging the stores of shards.
+    Store(knowledge_cmds::StoreArgs),
 }
 
 /// Runs the command line.
@@ -55,6 +60,8 @@ pub fn main() -> ExitCode {
         Cmd::Fmt(a) => dsl_cmds::fmt(a),
         Cmd::Generate(a) => dsl_cmds::generate_cmd(a),
         Cmd::Recognize(a) => dsl_cmds::recognize_cmd(a),
+        Cmd::Learn(a) => knowledge_cmds::learn_cmd(a),
+        Cmd::Store(a) => knowledge_cmds::store_cmd(a),
     };
     match r {
         Ok(code) => code,
