@@ -2,26 +2,45 @@
 # A throw-away local PostgreSQL server for the tests of the ACADEMY's PostgreSQL store.
 #   scripts/pg-test-server.sh start DIR [PORT]   → prints the URL (postgres://…) on stdout
 #   scripts/pg-test-server.sh stop DIR
-# Uses Debian's postgresql package (PostgreSQL 15: /usr/lib/postgresql/15/bin); installs it with
-# apt-get when missing and running as root on CI (CI=true). Listens on 127.0.0.1 only, trust
-# authentication, data in DIR. Run as root, the server runs as the `postgres` system user.
+# Uses Debian's postgresql package (/usr/lib/postgresql/N/bin, the newest N), or the directory
+# named by ETS_PG_BINDIR (which must hold initdb and pg_ctl; a directory without them means "no
+# server": the tests then skip, which is how that path is tested). On CI (CI=true) a missing
+# package is installed with apt-get, as root or with password-less sudo. Listens on 127.0.0.1
+# only, trust authentication, data in DIR. Run as root, the server runs as the `postgres` user.
 # Exit 2 (and a message on stderr) when no server can be started.
 set -euo pipefail
 cmd=${1:?start|stop}
 dir=${2:?data directory}
 port=${3:-54329}
-bin=""
-for d in /usr/lib/postgresql/*/bin; do
-    [ -x "$d/initdb" ] && bin=$d
-done
-if [ -z "$bin" ] && [ "${CI:-}" = "true" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null) >&2 || true
+find_bin() {
+    bin=""
+    if [ -n "${ETS_PG_BINDIR:-}" ]; then
+        [ -x "$ETS_PG_BINDIR/initdb" ] && [ -x "$ETS_PG_BINDIR/pg_ctl" ] && bin=$ETS_PG_BINDIR
+        return 0
+    fi
     for d in /usr/lib/postgresql/*/bin; do
         [ -x "$d/initdb" ] && bin=$d
     done
+    return 0
+}
+find_bin
+if [ -z "$bin" ] && [ -z "${ETS_PG_BINDIR:-}" ] && [ "${CI:-}" = "true" ] && command -v apt-get >/dev/null; then
+    sudo=""
+    if [ "$(id -u)" != 0 ]; then
+        if sudo -n true 2>/dev/null; then sudo="sudo -n"; else sudo="no"; fi
+    fi
+    if [ "$sudo" != "no" ]; then
+        echo "pg-test-server: installing Debian's postgresql package (CI)" >&2
+        ($sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq postgresql >/dev/null) >&2 || true
+        find_bin
+    fi
 fi
 if [ -z "$bin" ]; then
-    echo "pg-test-server: no PostgreSQL installed (Debian package postgresql)" >&2
+    if [ -n "${ETS_PG_BINDIR:-}" ]; then
+        echo "pg-test-server: no initdb and pg_ctl in ETS_PG_BINDIR=$ETS_PG_BINDIR" >&2
+    else
+        echo "pg-test-server: no PostgreSQL installed (Debian package postgresql)" >&2
+    fi
     exit 2
 fi
 as_owner() {

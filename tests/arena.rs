@@ -56,7 +56,7 @@ fn two_ets_settings_play_score_store_and_resume() {
     assert!(out.contains("2 game(s) played now, 2 in the store"), "{out}");
     assert!(out.contains("ratings (Bradley-Terry"), "{out}");
     assert!(std::fs::read_to_string(&curve).unwrap().starts_with("<svg"));
-    let store = Store::open(&dir.join("arena.sqlite")).unwrap();
+    let mut store = Store::open(&dir.join("arena.sqlite")).unwrap();
     let rows = store.rows(Some("t")).unwrap();
     assert_eq!(rows.len(), 2);
     // Colours alternate.
@@ -142,6 +142,68 @@ fn ets_against_gnugo() {
             "ets lost by {}: {r:?}",
             r.reason
         );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn learning_by_playing_feeds_the_academy_and_gomi_in_the_one_store() {
+    let dir = tmp("learn");
+    let store = dir.join("arena.sqlite");
+    let learner = format!(
+        "learner=ets gtp --playouts 150 --seed 1 --store {} --with academy,gomi,learn",
+        store.display()
+    );
+    let args = [
+        "--engine",
+        learner.as_str(),
+        "--engine",
+        "plain=ets gtp --playouts 150 --seed 2",
+        "--games",
+        "2",
+        "--size",
+        "7",
+        "--komi",
+        "7.5",
+        "--name",
+        "learn",
+        "--parallel",
+        "2",
+    ];
+    let out = Command::new(env!("CARGO_BIN_EXE_ets"))
+        .arg("arena")
+        .args(args)
+        .arg("--store")
+        .arg(&store)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    // Each game: the learner says what it learned, the other engine that it does not learn.
+    assert_eq!(err.matches("learned: learner: academy: ").count(), 2, "{err}");
+    assert_eq!(err.matches("learned: plain: learning is off").count(), 2, "{err}");
+    assert!(err.contains("gomi: "), "{err}");
+    // One store: the arena's games, the ACADEMY's libraries and Gomi's entries in the same file.
+    let mut s = ets::store::Store::open(&store.to_string_lossy()).unwrap();
+    let count = |s: &mut ets::store::Store, sql: &str| s.value(sql, &[]).unwrap().and_then(|v| v.as_i64()).unwrap();
+    assert_eq!(
+        count(&mut s, "SELECT COUNT(*) FROM arena_games WHERE arena = 'learn'"),
+        2
+    );
+    assert_eq!(count(&mut s, "SELECT games FROM academy_stats"), 2, "both games posted");
+    assert!(
+        count(
+            &mut s,
+            "SELECT COUNT(*) FROM academy_fuseki WHERE live = 1 AND parent IS NOT NULL"
+        ) >= 1
+    );
+    assert!(count(&mut s, "SELECT COUNT(*) FROM gomi_entry") > 0);
+    assert_eq!(
+        count(&mut s, "SELECT COUNT(*) FROM ets_migration WHERE component = 'arena'"),
+        1
+    );
+    for r in Store::open(&store).unwrap().rows(Some("learn")).unwrap() {
+        assert!(!matches!(r.reason.as_str(), "illegal" | "crash" | "timeout"), "{r:?}");
     }
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -56,15 +56,45 @@ fn the_bank_in_the_language_equals_the_bank_through_the_api() {
     assert_eq!(a.levels[1].elements.len(), 1);
 }
 
+/// Every setting shipped (the examples and the Go setting).
+fn shipped_settings() -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for dir in ["examples/bank", "examples/parcels", "grammars/go"] {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "ets") {
+                v.push(p);
+            }
+        }
+    }
+    v.sort();
+    v
+}
+
 #[test]
 fn parse_print_parse_is_the_identity_on_the_examples() {
-    for f in ["examples/bank/bank.ets", "examples/bank/alphabet.ets"] {
-        let text = std::fs::read_to_string(f).unwrap();
+    let files = shipped_settings();
+    assert!(files.len() >= 11, "{files:?}");
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
         let ast = parse(&text, 0).unwrap();
         let printed = print(&ast);
         let again = parse(&printed, 0).unwrap();
-        assert_eq!(ast, again, "{f}");
-        assert_eq!(print(&again), printed, "printing is idempotent");
+        assert_eq!(ast, again, "{}", f.display());
+        assert_eq!(print(&again), printed, "printing is idempotent: {}", f.display());
+        // lines fit, but for comments (the author's text) and a single name too long to break
+        for l in printed.lines() {
+            let t = l.trim_start();
+            assert!(
+                l.chars().count() <= ets::dsl::printer::WIDTH || t.starts_with("//") || !t.contains(' '),
+                "{}: a line of {} characters: {l}",
+                f.display(),
+                l.chars().count()
+            );
+        }
+        // comments and blank lines survive
+        let comments = |s: &str| s.lines().filter(|l| l.trim_start().starts_with("//")).count();
+        assert_eq!(comments(&text), comments(&printed), "{}", f.display());
         if f.ends_with("bank.ets") {
             assert!(
                 printed.contains("// Shared by account_use and shopping_trip"),
@@ -72,6 +102,17 @@ fn parse_print_parse_is_the_identity_on_the_examples() {
             );
         }
     }
+}
+
+#[test]
+fn the_examples_are_formatted_canonically() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ets"))
+        .arg("fmt")
+        .arg("--check")
+        .args(shipped_settings().iter().filter(|p| p.starts_with("examples")))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
 }
 
 /// The grammar and the parser name the same productions.

@@ -230,7 +230,7 @@ fn help_presents_the_framework_first_and_go_as_its_front_end() {
             .position(|x| *x == c)
             .unwrap_or_else(|| panic!("{c} in {cmds:?}"))
     };
-    for domain_free in ["check", "fmt", "generate", "recognize", "struct"] {
+    for domain_free in ["check", "fmt", "generate", "recognize", "struct", "evolve"] {
         for go in ["classify", "board", "replay"] {
             assert!(pos(domain_free) < pos(go), "{cmds:?}");
         }

@@ -262,19 +262,111 @@ fn settings_from_a_file_and_flags() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("name = \"from-file\""), "{text}");
     assert!(text.contains("playouts = 123") && text.contains("threads = 2") && text.contains("classes = false"));
-    // A component that has not landed is refused with its issue named.
+    // A knowledge component without a store is refused with what it needs, so an ablation never
+    // silently runs without it.
+    for how in [&["--set", "components.gomi=true"][..], &["--with", "ranker"][..]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_ets"))
+            .arg("gtp")
+            .args(how)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{how:?}");
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(e.contains("needs a knowledge store") && e.contains("--store"), "{e}");
+    }
+    // A store without a trained model: the ranker says how to make one.
+    let empty = dir.join("empty.sqlite");
     let out = Command::new(env!("CARGO_BIN_EXE_ets"))
-        .args(["gtp", "--set", "components.gomi=true"])
+        .args(["gtp", "--with", "ranker", "--store", empty.to_str().unwrap()])
         .stdin(Stdio::null())
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("issue 19"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ets learn"));
+    // --with / --without by name; an unknown name is an error.
+    let out = Command::new(env!("CARGO_BIN_EXE_ets"))
+        .args([
+            "gtp",
+            "--with",
+            "academy,learn",
+            "--without",
+            "classes",
+            "--print-config",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("academy = true") && text.contains("learn = true") && text.contains("classes = false"));
+    let out = Command::new(env!("CARGO_BIN_EXE_ets"))
+        .args(["gtp", "--with", "telepathy", "--print-config"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
     // An unknown key is an error, not silently ignored.
     let out = Command::new(env!("CARGO_BIN_EXE_ets"))
         .args(["gtp", "--set", "search.playoutz=5", "--print-config"])
         .output()
         .unwrap();
     assert!(!out.status.success());
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn knowledge_components_from_a_learned_store() {
+    // A small model learned from the shipped 9-dan records.
+    let dir = std::env::temp_dir().join(format!("ets-gtp-knowledge-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let store = dir.join("k.sqlite");
+    let games = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/games/tom-9d");
+    let out = Command::new(env!("CARGO_BIN_EXE_ets"))
+        .args(["learn", games, "--store", store.to_str().unwrap()])
+        .args([
+            "--rank-games",
+            "8",
+            "--epochs",
+            "1",
+            "--min-played",
+            "1",
+            "--threads",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut cfg = PlayerConfig::default();
+    cfg.search.playouts = 300;
+    cfg.store = Some(store.clone());
+    let c = &mut cfg.components;
+    (c.ranker, c.forme_k, c.forme_k_book, c.academy, c.gomi, c.learn) = (true, true, true, true, true, true);
+    let mut g = Gtp::new(Player::new(cfg).unwrap());
+    ok(&mut g, "boardsize 19");
+    ok(&mut g, "clear_board");
+    ok(&mut g, "play b Q16");
+    // The candidates name every source that proposes; the ranker's and Forme_K's are there, and
+    // the classes' (around the stone).
+    let cands = ok(&mut g, "ets-candidates");
+    assert!(cands.contains(":ranker ") && cands.contains("ranker p="), "{cands}");
+    assert!(
+        cands.contains(":forme_k ") && cands.contains("Forme_K P(i|p)="),
+        "{cands}"
+    );
+    assert!(cands.contains(":classes "), "{cands}");
+    // The heat map is the ranker's: a value per point, 1 at its most probable move.
+    let heat = ok(&mut g, "ets-heatmap");
+    assert_eq!(heat.lines().count(), 19);
+    assert!(heat.split_whitespace().any(|x| x == "1.000"), "{heat}");
+    // It plays legal moves with everything on, then learns from the game (the ACADEMY and Gomi
+    // tables are made in the same store).
+    for _ in 0..4 {
+        let w = ok(&mut g, "genmove w");
+        assert_ne!(w, "resign");
+        let b = ok(&mut g, "genmove b");
+        assert_ne!(b, "resign");
+    }
+    let said = ok(&mut g, "ets-learn W+R");
+    assert!(said.contains("academy: ") && said.contains("gomi: "), "{said}");
+    assert!(err(&mut g, "ets-learn").contains("result"));
     std::fs::remove_dir_all(&dir).ok();
 }

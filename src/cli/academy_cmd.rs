@@ -16,7 +16,7 @@ use ets::knowledge::academy::db::{Settings, Shared};
 use ets::knowledge::academy::games::{Post, RecordSettings, record_posts};
 use ets::knowledge::academy::library::{Caps, Library};
 use ets::knowledge::academy::notation::{Game, parse};
-use ets::knowledge::gomi::play::{Formula, Gomi, Settings as GomiSettings};
+use ets::knowledge::gomi::play::{Formula, Gomi, Settings as GomiSettings, forme_k_chi};
 
 use super::go_cmds::{GameSel, load, sgf_files};
 
@@ -378,26 +378,45 @@ fn export(a: StoreArg) -> miette::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `ets academy learn` (also what `ets learn --system academy` runs).
+/// `ets academy learn`.
 fn learn(a: LearnArgs) -> miette::Result<ExitCode> {
-    let mut files = Vec::new();
-    for p in &a.paths {
-        if p.is_dir() {
-            files.extend(sgf_files(p));
-        } else {
-            files.push(p.clone());
-        }
-    }
     let rs = RecordSettings {
         default_elo: a.default_elo,
         radius: a.radius,
     };
-    let mut s = open(&a.store, a.caps.settings())?;
+    learn_collections(&a.paths, &a.store, a.games, rs, a.caps.settings())
+}
+
+/// Posts the games of collections to the ACADEMY at `store` (each record's players are posting
+/// players, one transaction per game): `ets academy learn` and `ets learn --system academy`.
+pub fn learn_collections(
+    paths: &[PathBuf],
+    store: &str,
+    games_limit: Option<usize>,
+    rs: RecordSettings,
+    settings: Settings,
+) -> miette::Result<ExitCode> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            files.extend(sgf_files(p));
+        } else if p.exists() {
+            files.push(p.clone());
+        } else {
+            return Err(miette::miette!("{}: no such file or directory", p.display()));
+        }
+    }
+    if files.is_empty() {
+        return Err(miette::miette!("no .sgf file in {paths:?}"));
+    }
+    let mut s = open(store, settings)?;
     let t = Instant::now();
     let (mut games, mut broken, mut posts) = (0usize, 0usize, 0usize);
-    let limit = a.games.unwrap_or(usize::MAX);
+    let limit = games_limit.unwrap_or(usize::MAX);
+    let mut last = Instant::now();
     'files: for f in &files {
         let Ok(bytes) = std::fs::read(f) else {
+            eprintln!("skipped {}: not readable", f.display());
             broken += 1;
             continue;
         };
@@ -422,14 +441,21 @@ fn learn(a: LearnArgs) -> miette::Result<ExitCode> {
             s.post(&p)
                 .map_err(|e| miette::miette!("{}: game {}: {e}", f.display(), g + 1))?;
             games += 1;
+            if last.elapsed().as_secs() >= 30 {
+                last = Instant::now();
+                let secs = t.elapsed().as_secs_f64();
+                eprintln!(
+                    "{games} games, {posts} posts in {secs:.0} s ({:.1} games/s)",
+                    games as f64 / secs
+                );
+            }
         }
     }
     let secs = t.elapsed().as_secs_f64();
     eprintln!(
-        "{games} games ({broken} skipped), {posts} posts in {secs:.1} s ({:.0} games/s, {:.0} posts/s) into {}",
+        "{games} games ({broken} skipped), {posts} posts in {secs:.1} s ({:.0} games/s, {:.0} posts/s) into {store}",
         games as f64 / secs.max(1e-9),
         posts as f64 / secs.max(1e-9),
-        a.store
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -466,6 +492,46 @@ pub struct EvaluateArgs {
     /// Do not make class-element patterns (skips the ETS classification of the position).
     #[arg(long)]
     pub no_classes: bool,
+    /// A Forme_K store (from `ets learn`): the deepest Forme_K pattern around each legal move of
+    /// the position becomes that move's pattern χ (learned from the sample games' first moves).
+    #[arg(long)]
+    pub patterns: Option<String>,
+}
+
+/// The Forme_K pattern of each legal move of `to_move` (the deepest matching in the store at
+/// `path`), by point.
+fn forme_k_patterns(
+    path: &str,
+    board: &ets::go::board::Board,
+    fb: &FastBoard,
+    to_move: Color,
+) -> miette::Result<Vec<(ets::go::fastboard::Vtx, u32)>> {
+    use ets::knowledge::{forme_k, pattern_store};
+    if !std::path::Path::new(path).exists() {
+        return Err(miette::miette!(
+            "{path}: no such Forme_K store (make one with `ets learn`)"
+        ));
+    }
+    let mut st = ets::store::Store::open(path).map_err(|e| miette::miette!("{path}: {e}"))?;
+    let set = pattern_store::settings(&mut st)
+        .ok()
+        .flatten()
+        .ok_or_else(|| miette::miette!("{path}: no Forme_K patterns (make them with `ets learn`)"))?;
+    let (tree, _) = pattern_store::load(&mut st).map_err(|e| miette::miette!("{path}: {e}"))?;
+    let grid = forme_k::Grid::new(board, to_move);
+    let mut out = Vec::new();
+    for v in fb.empty_points() {
+        if fb.is_eye(to_move, v) || !fb.is_legal(to_move, v) {
+            continue;
+        }
+        let Some(p) = fb.point(v) else { continue };
+        let mut w = forme_k::Walk::new(&grid, p.col as i32, p.row as i32);
+        let id = tree.deepest(&mut w, set.kmax);
+        if id != 0 {
+            out.push((v, id));
+        }
+    }
+    Ok(out)
 }
 
 /// The class elements present in a position (class name, points), from the ETS classification.
@@ -492,6 +558,10 @@ fn elements(board: &ets::go::board::Board) -> Vec<(String, Vec<Point>)> {
         }
     }
     out
+}
+
+fn rows_of(b: &FastBoard) -> u8 {
+    b.rows() as u8
 }
 
 /// Runs `ets evaluate`.
@@ -522,6 +592,13 @@ pub fn evaluate(a: EvaluateArgs) -> miette::Result<ExitCode> {
     let mut local = Gomi::new(settings);
     let gomi = loaded.as_mut().map_or(&mut local, |l| &mut l.gomi);
     let els = if a.no_classes { Vec::new() } else { elements(board) };
+    let fk = match &a.patterns {
+        Some(p) => forme_k_patterns(p, board, &fb, to_move)?,
+        None => Vec::new(),
+    };
+    for &(v, id) in &fk {
+        gomi.root_patterns.insert(v, forme_k_chi(id));
+    }
     let t = Instant::now();
     let e = gomi.evaluate(&fb, to_move, a.games, a.seed, true, &els);
     let secs = t.elapsed().as_secs_f64();
@@ -535,6 +612,16 @@ pub fn evaluate(a: EvaluateArgs) -> miette::Result<ExitCode> {
             })
             .collect()
     };
+    // the root moves' Forme_K entries after the sample games, the most matched first
+    let mut fk_est: Vec<(String, u32, u64, u64, f64)> = fk
+        .iter()
+        .map(|&(v, id)| {
+            let c = gomi.counts(forme_k_chi(id), Formula::MoverWins);
+            let p = fb.point(v).expect("a point");
+            (p.gtp(rows_of(&fb)), id, c.n, c.r, c.mean())
+        })
+        .collect();
+    fk_est.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(&b.0)));
     if let (Some(l), Some(s)) = (loaded.as_mut(), &a.store) {
         l.save(s).map_err(|e| miette::miette!("{s}: {e}"))?;
     }
@@ -549,6 +636,7 @@ pub fn evaluate(a: EvaluateArgs) -> miette::Result<ExitCode> {
                 "size": [cols, rows],
                 "black_owns": e.black_owns, "seki": e.seki,
                 "classes": class_est.iter().map(|(n, k, r, m)| serde_json::json!({"class": n, "n": k, "r": r, "mean": m})).collect::<Vec<_>>(),
+                "forme_k": fk_est.iter().map(|(mv, id, k, r, m)| serde_json::json!({"move": mv, "pattern": id, "n": k, "r": r, "mean": m})).collect::<Vec<_>>(),
                 "seconds": secs,
             });
             println!("{}", serde_json::to_string_pretty(&j).expect("serialisable"));
@@ -592,6 +680,15 @@ pub fn evaluate(a: EvaluateArgs) -> miette::Result<ExitCode> {
             }
             for (n, k, r, m) in &class_est {
                 println!("class {n}: BlackWins {r}/{k}, mean {m:.3}");
+            }
+            if !fk_est.is_empty() {
+                println!(
+                    "Forme_K patterns of {} legal moves (MoverWins; the 10 most matched):",
+                    fk_est.len()
+                );
+                for (mv, id, k, r, m) in fk_est.iter().take(10) {
+                    println!("  {mv} pattern #{id}: {r}/{k}, mean {m:.3}");
+                }
             }
         }
         EvalFormat::Svg => print!("{}", ownership_svg(board, &e.black_owns, &e.dead)),

@@ -32,11 +32,24 @@ impl std::str::FromStr for Shard {
     }
 }
 
+/// What `ets learn` learns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum System {
+    /// Forme_K patterns and the move-prediction model.
+    FormeK,
+    /// The ACADEMY's libraries (each record's players are posting players; the options of
+    /// `ets academy learn` at their defaults, `--games` honoured).
+    Academy,
+}
+
 #[derive(Args)]
 pub struct LearnArgs {
     /// Directories or SGF files (single records and collections), read recursively.
     #[arg(required = true)]
     pub dirs: Vec<PathBuf>,
+    /// What to learn.
+    #[arg(long, value_enum, default_value_t = System::FormeK)]
+    pub system: System,
     /// The store (an SQLite file, created if absent).
     #[arg(long)]
     pub store: String,
@@ -99,9 +112,18 @@ pub struct RankArgs {
     /// Patterns matched at least this often are features of their own.
     #[arg(long, default_value_t = 200)]
     pub min_match_id: u64,
-    /// Retrain even if the store holds a ranker.
+    /// Retrain even if the store holds a ranker (a store whose counts are complete for these
+    /// files skips both passes).
     #[arg(long)]
     pub retrain: bool,
+    /// Feature families of the ranker: any of `patterns` (Forme_K), `base` (shape, tactics,
+    /// distances), `classes` (the ETS classification of the position and the move), or `all`.
+    #[arg(long, default_value = "all")]
+    pub features: String,
+    /// With `--retrain`: train on the games counted so far even if pass 2 has not counted every
+    /// game (the statistics are then those of the counted games; a development shortcut).
+    #[arg(long)]
+    pub partial: bool,
 }
 
 /// Progress: a bar on a terminal; otherwise (a log) a line every 30 seconds.
@@ -169,6 +191,15 @@ pub fn set_threads(n: Option<usize>) {
 }
 
 pub fn learn_cmd(a: LearnArgs) -> miette::Result<ExitCode> {
+    if a.system == System::Academy {
+        return super::academy_cmd::learn_collections(
+            &a.dirs,
+            &a.store,
+            a.games,
+            Default::default(),
+            Default::default(),
+        );
+    }
     set_threads(a.threads);
     let files = sgf_files(&a.dirs);
     if files.is_empty() {
@@ -191,6 +222,15 @@ pub fn learn_cmd(a: LearnArgs) -> miette::Result<ExitCode> {
         commit_secs: a.commit_secs,
         batch_bytes: a.batch_bytes.max(1),
     };
+    if a.rank.retrain && complete_for(&mut store, &files, a.kmax, a.rank.partial)? {
+        let (all, counted) = ps::game_counts(&mut store).map_err(|e| miette::miette!("{e}"))?;
+        println!(
+            "{}: {counted} of the {all} games of these files counted (Kmax {}): both passes skipped",
+            a.store, a.kmax
+        );
+        train_ranker(&mut store, &files, &a.rank)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut pb = Progress::new(None, "pass 1 (create)");
     let mut broken = Vec::new();
     let r = learn(&mut store, &files, &opts, &mut |e| match e {
@@ -246,11 +286,43 @@ pub fn learn_cmd(a: LearnArgs) -> miette::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Whether the store's counts are complete (or, `partial`, begun), at `kmax`, for the games of
+/// `files` (every file of the store's list is among them).
+fn complete_for(store: &mut Store, files: &[PathBuf], kmax: usize, partial: bool) -> miette::Result<bool> {
+    let err = |e: ets::store::StoreError| miette::miette!("{e}");
+    let Some(s) = ps::settings(store).map_err(err)? else {
+        return Ok(false);
+    };
+    let phase = ps::phase(store).map_err(err)?;
+    if s.kmax != kmax || !(phase == Some(ps::Phase::Counted) || partial && phase.is_some()) {
+        return Ok(false);
+    }
+    let stored: std::collections::BTreeSet<String> = store
+        .rows("SELECT DISTINCT file FROM fk_game", &[])
+        .map_err(err)?
+        .iter()
+        .filter_map(|r| r[0].as_str().map(str::to_string))
+        .collect();
+    let given: std::collections::BTreeSet<String> = files.iter().map(|f| f.display().to_string()).collect();
+    // Files that gave no game at learning (broken records, games met in another file) are not in
+    // the store's list; every file of the list must be given.
+    if !stored.is_subset(&given) {
+        return Ok(false);
+    }
+    let extra = given.len() - stored.len();
+    if extra > 0 {
+        println!("{extra} of the files gave no game to this store when it was learned (broken or duplicates)");
+    }
+    Ok(true)
+}
+
 /// Trains the ranker on a store whose counts are complete, and saves it.
 pub fn train_ranker(store: &mut Store, files: &[PathBuf], a: &RankArgs) -> miette::Result<()> {
     use ets::knowledge::predict::{TrainEvent, train};
     use ets::knowledge::rank_store::{self, ModelSettings};
     let err = |e: ets::store::StoreError| miette::miette!("{e}");
+    let families =
+        ets::knowledge::features::Families::parse(&a.features).map_err(|e| miette::miette!("--features: {e}"))?;
     if !a.retrain && rank_store::has_ranker(store).map_err(err)? {
         println!("ranker: already trained (--retrain to train again)");
         return Ok(());
@@ -260,7 +332,7 @@ pub fn train_ranker(store: &mut Store, files: &[PathBuf], a: &RankArgs) -> miett
         .ok_or_else(|| miette::miette!("no patterns"))?;
     let (tree, stats) = ps::load(store).map_err(err)?;
     let keys: Vec<u64> = store
-        .rows("SELECT key FROM fk_game ORDER BY key", &[])
+        .rows("SELECT key FROM fk_game WHERE counted = 1 ORDER BY key", &[])
         .map_err(err)?
         .iter()
         .map(|r| r[0].as_i64().unwrap_or(0) as u64)
@@ -284,7 +356,7 @@ pub fn train_ranker(store: &mut Store, files: &[PathBuf], a: &RankArgs) -> miett
     let mut pb = Progress::new(None, "ranker");
     pb.unit = "positions";
     let (mut pos, mut lp) = (0u64, 0.0f64);
-    let ranker = train(&pm, files, &chosen, &t, a.rank_every, &mut |e| match e {
+    let ranker = train(&pm, files, &chosen, &t, a.rank_every, families, &mut |e| match e {
         TrainEvent::Epoch(k) => {
             if k > 1 {
                 pb.pb.suspend(|| {

@@ -5,6 +5,7 @@ mod academy_cmd;
 mod classify_cmd;
 mod dot_cmd;
 pub(crate) mod dsl_cmds;
+pub(crate) mod evolve_cmd;
 mod go_cmds;
 mod info_cmd;
 pub(crate) mod input;
@@ -29,7 +30,7 @@ use std::process::ExitCode;
                   overlapping on shared constraints. The first commands work for any domain: a setting of classes \
                   (.ets files) and structs (JSON, docs/formats.md). Go (the board game) is its front-end: game \
                   records become structs, classified by the same engine into stone, block and group classes.",
-    after_help = "Any domain: check, fmt, generate, recognize, struct, dot --struct.\nGo front-end: classify, \
+    after_help = "Any domain: check, fmt, generate, recognize, struct, evolve, dot --struct.\nGo front-end: classify, \
                   board, replay, bench, dot GAME.sgf."
 )]
 struct Cli {
@@ -102,6 +103,10 @@ enum Cmd {
     /// Operations on structs: assemble, relabel, same (structural identity), canonical.
     #[command(display_order = 5)]
     Struct(struct_cmds::StructArgs),
+    /// Feed steps of any domain into a timeline: every element of every level with its life
+    /// (born, completed, merged, ended), as JSON or text.
+    #[command(display_order = 6)]
+    Evolve(evolve_cmd::EvolveArgs),
 }
 
 /// Runs the command line.
@@ -133,6 +138,7 @@ pub fn main() -> ExitCode {
         Cmd::Predict(a) => predict_cmds::predict_cmd(a),
         Cmd::Eval(a) => predict_cmds::eval_cmd(a),
         Cmd::Struct(a) => struct_cmds::run(a),
+        Cmd::Evolve(a) => evolve_cmd::run(a),
     };
     match r {
         Ok(code) => code,

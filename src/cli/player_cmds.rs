@@ -43,6 +43,14 @@ pub struct GtpArgs {
     /// Turn the class-generated candidates off (an ablation).
     #[arg(long)]
     no_classes: bool,
+    /// Turn components on: classes, ranker, forme_k, forme_k_book, academy, gomi, learn
+    /// (comma-separated; `knowledge` = ranker, forme_k, forme_k_book, academy, gomi). The knowledge
+    /// components need `--store`.
+    #[arg(long, value_delimiter = ',', value_name = "COMPONENT,…")]
+    with: Vec<String>,
+    /// Turn components off (same names; applied after `--with`).
+    #[arg(long, value_delimiter = ',', value_name = "COMPONENT,…")]
+    without: Vec<String>,
     /// Any setting, as KEY=VALUE with a TOML value (e.g. `components.class_prior=40`); repeatable.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     set: Vec<String>,
@@ -99,6 +107,32 @@ pub fn player_config(a: &GtpArgs) -> Result<PlayerConfig, String> {
     }
     if a.no_classes {
         cfg.components.classes = false;
+    }
+    for (names, on) in [(&a.with, true), (&a.without, false)] {
+        for n in names {
+            let c = &mut cfg.components;
+            match n.trim() {
+                "classes" => c.classes = on,
+                "ranker" => c.ranker = on,
+                "forme_k" => c.forme_k = on,
+                "forme_k_book" => c.forme_k_book = on,
+                "academy" => c.academy = on,
+                "gomi" => c.gomi = on,
+                "learn" => c.learn = on,
+                "knowledge" => {
+                    c.ranker = on;
+                    c.forme_k = on;
+                    c.forme_k_book = on;
+                    c.academy = on;
+                    c.gomi = on;
+                }
+                other => {
+                    return Err(format!(
+                        "`{other}` is not a component (classes, ranker, forme_k, forme_k_book, academy, gomi, learn, knowledge)"
+                    ));
+                }
+            }
+        }
     }
     let mut table: toml::Table = toml::from_str(&cfg.to_toml()).map_err(|e| e.to_string())?;
     if let Some(p) = &a.policy {
@@ -215,7 +249,7 @@ pub fn arena(a: ArenaArgs) -> miette::Result<ExitCode> {
     let engines: Vec<EngineSpec> = a.engines.iter().map(|s| EngineSpec::parse(s)).collect();
     let name = a.name.clone().unwrap_or_else(|| default_name(&engines, &a));
     if a.summary {
-        let store = Store::open(&a.store).map_err(|e| miette!("{e}"))?;
+        let mut store = Store::open(&a.store).map_err(|e| miette!("{e}"))?;
         let rows = store
             .rows((!a.all).then_some(name.as_str()))
             .map_err(|e| miette!("{e}"))?;
@@ -297,6 +331,8 @@ pub fn arena(a: ArenaArgs) -> miette::Result<ExitCode> {
             r.moves,
             r.seconds
         );
+        let learned: Vec<String> = r.learned.iter().map(|l| format!("\n    learned: {l}")).collect();
+        let line = format!("{line}{}", learned.concat());
         if tty {
             pb.println(line);
         } else {
@@ -305,7 +341,7 @@ pub fn arena(a: ArenaArgs) -> miette::Result<ExitCode> {
     })
     .map_err(|e| miette!("{e}"))?;
     pb.finish_and_clear();
-    let store = Store::open(&store_path).map_err(|e| miette!("{e}"))?;
+    let mut store = Store::open(&store_path).map_err(|e| miette!("{e}"))?;
     let rows = store.rows(Some(&arena_name)).map_err(|e| miette!("{e}"))?;
     println!(
         "arena {arena_name}: {} game(s) played now, {} in the store",

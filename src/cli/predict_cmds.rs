@@ -97,6 +97,7 @@ struct EvalReport {
     patterns: usize,
     features: usize,
     dim: usize,
+    families: String,
     broken: usize,
     all: Summary,
     phases: Vec<Phase>,
@@ -179,6 +180,7 @@ fn eval_predict(a: EvalPredictArgs) -> miette::Result<ExitCode> {
                 Sampling {
                     leave_out: false,
                     every: a.every,
+                    classes: model.uses_classes(),
                 },
             );
             let mut ours = Vec::with_capacity(samples.len());
@@ -238,11 +240,9 @@ fn eval_predict(a: EvalPredictArgs) -> miette::Result<ExitCode> {
         |piece| {
             for it in piece {
                 match it {
-                    Streamed::Game { result: Some(r), .. } => {
-                        if results.len() < limit {
-                            results.push(r);
-                            pb.inc(1);
-                        }
+                    Streamed::Game { result: Some(r), .. } if results.len() < limit => {
+                        results.push(r);
+                        pb.inc(1);
                     }
                     Streamed::Broken(b) => {
                         broken += 1;
@@ -288,6 +288,7 @@ fn eval_predict(a: EvalPredictArgs) -> miette::Result<ExitCode> {
         patterns: model.tree.len() - 1,
         features: model.ranker.w.len(),
         dim: model.ranker.dim,
+        families: model.ranker.space.families().text(),
         broken,
         all: summarize(&all),
         phases: PHASES
@@ -329,8 +330,8 @@ fn pct(e: &ets::knowledge::eval::Estimate) -> String {
 
 fn print_report(r: &EvalReport) {
     println!(
-        "model {}: Forme_K Kmax {}, {} patterns; ranker with {} features, latent dimension {}",
-        r.model, r.kmax, r.patterns, r.features, r.dim
+        "model {}: Forme_K Kmax {}, {} patterns; ranker with {} features ({}), latent dimension {}",
+        r.model, r.kmax, r.patterns, r.features, r.families, r.dim
     );
     println!(
         "{} games, {} positions{}; 95% intervals clustered by game",
@@ -367,10 +368,13 @@ fn print_report(r: &EvalReport) {
     }
     if let Some(p) = &r.peer {
         println!(
-            "beside {} at every {} position{} ({} positions, {} unanswered; {:.0}s of GNU Go):",
+            "beside {} at {} ({} positions, {} unanswered; {:.0}s of GNU Go):",
             p.peer,
-            ordinal(p.every),
-            if p.every == 1 { "" } else { "" },
+            if p.every == 1 {
+                "every position".to_string()
+            } else {
+                format!("every {} position", ordinal(p.every))
+            },
             p.theirs.positions,
             p.failures,
             p.peer_secs
@@ -379,7 +383,7 @@ fn print_report(r: &EvalReport) {
         println!("  {:<24} top-1 {}", "GNU Go", pct(&p.theirs.top1));
     }
     println!(
-        "speed: {:.0} positions per CPU-second ranking every legal move with all features ({} threads, {:.0}s wall)",
+        "speed: {:.0} positions per CPU-second ranking every legal move with the model's features ({} threads, {:.0}s wall)",
         r.positions_per_cpu_sec, r.threads, r.wall_secs
     );
 }
@@ -493,7 +497,16 @@ pub fn predict_cmd(a: PredictArgs) -> miette::Result<ExitCode> {
             n.checked_sub(2).and_then(|i| replay.moves[i].point),
         ],
     };
-    let ranked = model.rank(&pos);
+    let classes = if model.uses_classes() {
+        Some(
+            ets::knowledge::classes::GameClasses::new(&replay)
+                .map_err(|e| miette::miette!("{}: classifying the game: {e}", a.file.display()))?
+                .at(n),
+        )
+    } else {
+        None
+    };
+    let ranked = model.rank(&pos, classes.as_ref());
     let rows = board.rows();
     let played_rank = played.and_then(|q| ranked.iter().position(|r| r.0 == q).map(|i| i + 1));
     let mut out_moves = Vec::new();

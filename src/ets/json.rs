@@ -97,13 +97,13 @@ struct StructJson {
     processes: Vec<ProcJson>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct PrimJson {
     id: Ident,
     kind: String,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct ProcJson {
     from: Ident,
     from_site: String,
@@ -147,6 +147,9 @@ pub enum JsonError {
     /// The format tag is not [`STRUCT_FORMAT`].
     #[error("unsupported format `{0}` (expected `{STRUCT_FORMAT}`)")]
     Format(String),
+    /// A file of steps whose format tag is neither [`STRUCT_FORMAT`] nor [`TIMELINE_FORMAT`].
+    #[error("unsupported format `{0}` (expected `{STRUCT_FORMAT}` for one step or `{TIMELINE_FORMAT}` for several)")]
+    StepFormat(String),
     /// The file's alphabet does not agree with the one the struct must be over.
     #[error("the file's alphabet does not agree with the setting's: {0}")]
     Alphabet(String),
@@ -499,5 +502,420 @@ mod tests {
         assert_eq!(name_id("jim"), name_id("jim"));
         assert_ne!(name_id("jim"), name_id("bob"));
         assert!(name_id("") >= 1 << 63);
+    }
+}
+
+// ---- Steps of a timeline (`ets evolve`; docs/formats.md, "Steps") ----
+
+/// The format tag of a file holding a whole sequence of steps.
+pub const TIMELINE_FORMAT: &str = "ets-timeline/1";
+
+/// One step as written: the primitives it adds (and earlier ones it names), the processes it adds,
+/// and the terminal sites it closes.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepJson {
+    /// Primitives: new ones, and earlier ones named again (same identity, same kind).
+    #[serde(default)]
+    primitives: Vec<PrimJson>,
+    /// Processes; each ends at a primitive new at this step (or is one made earlier, repeated).
+    #[serde(default)]
+    processes: Vec<ProcJson>,
+    /// Terminal sites closed at this step: what they emit ends unobserved.
+    #[serde(default)]
+    close: Vec<CloseJson>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CloseJson {
+    id: Ident,
+    site: String,
+}
+
+#[derive(Deserialize)]
+struct StepFileJson {
+    format: String,
+    #[serde(default)]
+    level: u32,
+    #[serde(default)]
+    alphabet: Option<Alphabet>,
+    #[serde(default)]
+    primitives: Vec<PrimJson>,
+    #[serde(default)]
+    processes: Vec<ProcJson>,
+    #[serde(default)]
+    close: Vec<CloseJson>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TimelineFileJson {
+    format: String,
+    #[serde(default)]
+    alphabet: Option<Alphabet>,
+    steps: Vec<StepJson>,
+}
+
+/// Reads the steps of one file over `alphabet`: an `ets-struct/1` file (level 0, with an optional
+/// `close` list) is one step; an `ets-timeline/1` file lists steps. A file's alphabet, if any, must
+/// agree with `alphabet` (in any order).
+pub fn read_steps(text: &str, alphabet: &Alphabet) -> Result<Vec<StepJson>, JsonError> {
+    let head: Head = serde_json::from_str(text)?;
+    let (al, steps) = match head.format.as_str() {
+        STRUCT_FORMAT => {
+            let j: StepFileJson = serde_json::from_str(text)?;
+            if j.level != 0 {
+                return Err(JsonError::Node {
+                    id: Ident::Id(0),
+                    why: format!(
+                        "this is a level-{} struct; a step adds primitives and processes (a level-0 struct)",
+                        j.level
+                    ),
+                });
+            }
+            let step = StepJson {
+                primitives: j.primitives,
+                processes: j.processes,
+                close: j.close,
+            };
+            let _ = &j.format;
+            (j.alphabet, vec![step])
+        }
+        TIMELINE_FORMAT => {
+            let j: TimelineFileJson = serde_json::from_str(text)?;
+            let _ = &j.format;
+            (j.alphabet, j.steps)
+        }
+        other => {
+            return Err(JsonError::StepFormat(other.to_string()));
+        }
+    };
+    if let Some(f) = al {
+        agrees(&f, alphabet).map_err(JsonError::Alphabet)?;
+    }
+    Ok(steps)
+}
+
+/// A step that cannot be taken, naming the primitives involved.
+#[derive(Debug, Error)]
+pub enum StepError {
+    /// The step's file is wrong as a file.
+    #[error(transparent)]
+    Json(#[from] JsonError),
+    /// A primitive named again with another kind.
+    #[error("primitive {id} is a `{was}` (step {step}); it cannot be named again as a `{now}`")]
+    KindChanged {
+        /// Identity.
+        id: Ident,
+        /// Its kind.
+        was: String,
+        /// The kind written now.
+        now: String,
+        /// The step it was added at.
+        step: u32,
+    },
+    /// A process into an earlier primitive that does not hold it already.
+    #[error(
+        "process {from}.{from_site} -> {to}.{to_site}: {to} was added at step {step}; a process of a step must end at a primitive of that step (time runs forward)"
+    )]
+    Backward {
+        /// Source.
+        from: Ident,
+        /// Its terminal site.
+        from_site: String,
+        /// Target.
+        to: Ident,
+        /// Its initial site.
+        to_site: String,
+        /// The step the target was added at.
+        step: u32,
+    },
+    /// A site used twice (by two processes, or a process and a closing), or already used.
+    #[error("{side} site `{site}` of primitive {id} is already fed or closed")]
+    SiteTaken {
+        /// Primitive identity.
+        id: Ident,
+        /// "initial" or "terminal".
+        side: &'static str,
+        /// Site name.
+        site: String,
+    },
+    /// The processes among the step's new primitives form a cycle.
+    #[error("the processes among the new primitives form a cycle through {0} (time runs forward)")]
+    Cycle(Ident),
+    /// The timeline refused (a process breaking a struct invariant is reported as [`JsonError::Process`]).
+    #[error(transparent)]
+    Timeline(#[from] super::timeline::TimelineError),
+}
+
+/// Feeds steps into a [`Timeline`](super::timeline::Timeline), identifying primitives across
+/// steps by their identity as written (a number or a name): a later step names an earlier
+/// primitive to join it, so a step may be a piece of the growing struct or the whole struct so
+/// far (what was already there is recognised, not added twice).
+#[derive(Debug, Clone, Default)]
+pub struct StepFeeder {
+    by_id: HashMap<u64, (Ident, NodeId)>,
+    idents: Vec<Ident>,
+}
+
+impl StepFeeder {
+    /// A feeder for an empty timeline.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The identity of timeline primitive `n`, as the steps wrote it.
+    pub fn ident(&self, n: NodeId) -> &Ident {
+        &self.idents[n as usize]
+    }
+
+    /// Takes `step` as the timeline's next step: adds its new primitives (in an order that
+    /// respects its processes), its new processes, and closes the sites it closes. On an error the
+    /// step is not begun, and nothing is changed.
+    pub fn feed(&mut self, tl: &mut super::timeline::Timeline, step: &StepJson) -> Result<u32, StepError> {
+        let al = tl.setting().alphabet().clone();
+        // Identities: earlier primitives named again, and new ones (in file order).
+        let mut fresh: Vec<(Ident, super::primitive::PrimitiveKind)> = Vec::new();
+        let mut local: HashMap<u64, Ident> = HashMap::new();
+        for p in &step.primitives {
+            let k = al.kind(&p.kind).ok_or_else(|| JsonError::UnknownKind {
+                id: p.id.clone(),
+                kind: p.kind.clone(),
+            })?;
+            let id = p.id.id();
+            if let Some(other) = local.get(&id) {
+                return Err(if *other == p.id {
+                    JsonError::Duplicate(p.id.clone())
+                } else {
+                    JsonError::SameId(other.clone(), p.id.clone(), id)
+                }
+                .into());
+            }
+            local.insert(id, p.id.clone());
+            match self.by_id.get(&id) {
+                Some((other, _)) if *other != p.id => {
+                    return Err(JsonError::SameId(other.clone(), p.id.clone(), id).into());
+                }
+                Some((_, n)) => {
+                    let was = tl.strukt().kind_of(*n);
+                    if was != k {
+                        return Err(StepError::KindChanged {
+                            id: p.id.clone(),
+                            was: al.primitive(was).name.clone(),
+                            now: p.kind.clone(),
+                            step: tl.step_of(*n),
+                        });
+                    }
+                }
+                None => fresh.push((p.id.clone(), k)),
+            }
+        }
+        // Resolve every process against earlier primitives and the new ones.
+        let fresh_index: HashMap<u64, usize> = fresh.iter().enumerate().map(|(i, (x, _))| (x.id(), i)).collect();
+        #[derive(Clone, Copy)]
+        enum End {
+            Old(NodeId),
+            New(usize),
+        }
+        let end_of = |x: &Ident| -> Result<End, JsonError> {
+            if local.get(&x.id()).is_none_or(|i| i != x) {
+                // a process may name an earlier primitive the step does not list again
+                if let Some((i, n)) = self.by_id.get(&x.id())
+                    && i == x
+                {
+                    return Ok(End::Old(*n));
+                }
+                return Err(JsonError::UnknownId(x.clone()));
+            }
+            Ok(match fresh_index.get(&x.id()) {
+                Some(&i) => End::New(i),
+                None => End::Old(self.by_id[&x.id()].1),
+            })
+        };
+        let kind_of = |e: End| match e {
+            End::Old(n) => tl.strukt().kind_of(n),
+            End::New(i) => fresh[i].1,
+        };
+        // (from, from site, to (new), to site, index in the file)
+        let mut procs: Vec<(End, usize, usize, usize, usize)> = Vec::new();
+        for (pi, p) in step.processes.iter().enumerate() {
+            let (a, b) = (end_of(&p.from)?, end_of(&p.to)?);
+            let (pa, pb) = (al.primitive(kind_of(a)), al.primitive(kind_of(b)));
+            let fs = pa.terminal_index(&p.from_site).ok_or_else(|| JsonError::UnknownSite {
+                id: p.from.clone(),
+                kind: pa.name.clone(),
+                side: "terminal",
+                site: p.from_site.clone(),
+            })?;
+            let ts = pb.initial_index(&p.to_site).ok_or_else(|| JsonError::UnknownSite {
+                id: p.to.clone(),
+                kind: pb.name.clone(),
+                side: "initial",
+                site: p.to_site.clone(),
+            })?;
+            match (a, b) {
+                (_, End::New(j)) => procs.push((a, fs, j, ts, pi)),
+                (End::Old(x), End::Old(y)) => {
+                    let already = tl
+                        .strukt()
+                        .incoming(y)
+                        .any(|(m, q)| m == x && usize::from(q.from_site) == fs && usize::from(q.to_site) == ts);
+                    if !already {
+                        return Err(StepError::Backward {
+                            from: p.from.clone(),
+                            from_site: p.from_site.clone(),
+                            to: p.to.clone(),
+                            to_site: p.to_site.clone(),
+                            step: tl.step_of(y),
+                        });
+                    }
+                }
+                (End::New(_), End::Old(y)) => {
+                    return Err(StepError::Backward {
+                        from: p.from.clone(),
+                        from_site: p.from_site.clone(),
+                        to: p.to.clone(),
+                        to_site: p.to_site.clone(),
+                        step: tl.step_of(y),
+                    });
+                }
+            }
+        }
+        // The new primitives in a topological order of the step's processes (file order among
+        // those that are free).
+        let mut indeg = vec![0usize; fresh.len()];
+        let mut out: Vec<Vec<usize>> = vec![Vec::new(); fresh.len()];
+        for &(a, _, j, _, _) in &procs {
+            if let End::New(i) = a {
+                indeg[j] += 1;
+                out[i].push(j);
+            }
+        }
+        let mut ready: std::collections::BTreeSet<usize> = (0..fresh.len()).filter(|&i| indeg[i] == 0).collect();
+        let mut order = Vec::with_capacity(fresh.len());
+        while let Some(i) = ready.pop_first() {
+            order.push(i);
+            for &j in &out[i] {
+                indeg[j] -= 1;
+                if indeg[j] == 0 {
+                    ready.insert(j);
+                }
+            }
+        }
+        if order.len() < fresh.len() {
+            let stuck = (0..fresh.len()).find(|&i| indeg[i] > 0).expect("a cycle");
+            return Err(StepError::Cycle(fresh[stuck].0.clone()));
+        }
+        // Closed sites, resolved before anything changes.
+        let mut closes = Vec::with_capacity(step.close.len());
+        for c in &step.close {
+            let e = end_of(&c.id)?;
+            let pk = al.primitive(kind_of(e));
+            let s = pk.terminal_index(&c.site).ok_or_else(|| JsonError::UnknownSite {
+                id: c.id.clone(),
+                kind: pk.name.clone(),
+                side: "terminal",
+                site: c.site.clone(),
+            })?;
+            closes.push((e, s, c));
+        }
+        // The struct invariants the timeline would refuse, checked first (so that a refused step
+        // leaves the timeline as it was, and the message names the primitives as written): the
+        // two sites of a process are typed alike, and every site is used once.
+        let ident_of_end = |e: End| match e {
+            End::Old(x) => self.idents[x as usize].clone(),
+            End::New(i) => fresh[i].0.clone(),
+        };
+        let mut taken: std::collections::HashSet<(bool, usize, bool, usize)> = std::collections::HashSet::new();
+        let key = |e: End| match e {
+            End::Old(x) => (false, x as usize),
+            End::New(i) => (true, i),
+        };
+        let free = |e: End, site: usize| match e {
+            End::Old(x) => tl.strukt().terminal_open(x, site),
+            End::New(_) => true,
+        };
+        for &(a, fs, j, ts, pi) in &procs {
+            let p = &step.processes[pi];
+            let (pa, pb) = (al.primitive(kind_of(a)), al.primitive(fresh[j].1));
+            let (fc, tc) = (pa.terminals[fs].class, pb.initials[ts].class);
+            if fc != tc {
+                return Err(JsonError::Process(Box::new(ProcessError {
+                    from: p.from.clone(),
+                    from_site: p.from_site.clone(),
+                    to: p.to.clone(),
+                    to_site: p.to_site.clone(),
+                    source: StructError::SiteTypeMismatch {
+                        from: format!("{}.{}", pa.name, pa.terminals[fs].name),
+                        from_class: al.primal(fc).name.clone(),
+                        to: format!("{}.{}", pb.name, pb.initials[ts].name),
+                        to_class: al.primal(tc).name.clone(),
+                    },
+                }))
+                .into());
+            }
+            let (ka, ia) = key(a);
+            if !free(a, fs) || !taken.insert((ka, ia, true, fs)) {
+                return Err(StepError::SiteTaken {
+                    id: ident_of_end(a),
+                    side: "terminal",
+                    site: p.from_site.clone(),
+                });
+            }
+            if !taken.insert((true, j, false, ts)) {
+                return Err(StepError::SiteTaken {
+                    id: fresh[j].0.clone(),
+                    side: "initial",
+                    site: p.to_site.clone(),
+                });
+            }
+        }
+        for &(e, s, c) in &closes {
+            let (ke, ie) = key(e);
+            if !free(e, s) || !taken.insert((ke, ie, true, s)) {
+                return Err(StepError::SiteTaken {
+                    id: c.id.clone(),
+                    side: "terminal",
+                    site: c.site.clone(),
+                });
+            }
+        }
+        // Take the step.
+        let t = tl.begin_step()?;
+        let mut node_of_new = vec![NodeId::MAX; fresh.len()];
+        let mut incoming: Vec<Vec<(End, usize, usize)>> = vec![Vec::new(); fresh.len()];
+        for &(a, fs, j, ts, _) in &procs {
+            incoming[j].push((a, fs, ts));
+        }
+        let node = |e: End, node_of_new: &[NodeId]| match e {
+            End::Old(x) => x,
+            End::New(k) => node_of_new[k],
+        };
+        let result = (|| -> Result<(), StepError> {
+            for &i in &order {
+                let n = tl.add(fresh[i].1)?;
+                node_of_new[i] = n;
+                for &(a, fs, ts) in &incoming[i] {
+                    tl.connect(node(a, &node_of_new), fs, n, ts)?;
+                }
+            }
+            for &(e, s, _) in &closes {
+                tl.close(node(e, &node_of_new), s)?;
+            }
+            Ok(())
+        })();
+        tl.end_step()?;
+        result?;
+        for &i in &order {
+            let n = node_of_new[i] as usize;
+            let x = fresh[i].0.clone();
+            self.by_id.insert(x.id(), (x.clone(), n as NodeId));
+            if self.idents.len() <= n {
+                self.idents.resize(n + 1, Ident::Id(0));
+            }
+            self.idents[n] = x;
+        }
+        Ok(t)
     }
 }

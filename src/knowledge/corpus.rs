@@ -5,6 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
+/// A game of a piece: its file, index, key, moves and what the work made of it — or the breakage.
+type Slot<R> = Result<(usize, usize, u64, usize, Option<R>), Broken>;
+
 use crate::go::game::Replay;
 use crate::go::sgf::{Sgf, line_col};
 
@@ -272,7 +275,7 @@ pub fn stream_batched<R: Send>(
         // order, a piece at a time.
         let mut reported = vec![false; parsed.len()];
         for piece in slots.chunks(max_games.max(1)) {
-            let results: Vec<Result<(usize, usize, u64, usize, Option<R>), Broken>> = piece
+            let results: Vec<Slot<R>> = piece
                 .par_iter()
                 .map(|&(k, part, g, first)| {
                     let (sgf, _) = &parsed[k].parts[part];

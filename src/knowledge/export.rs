@@ -21,6 +21,9 @@ use super::forme_k::{Kind, Tree};
 use super::order::{Order, Sym};
 use crate::go::board::Color;
 
+/// A region in canonical form: its vertices with their contents, and its edges.
+type RegionKey = (Vec<((i32, i32), Content)>, Vec<(i32, i32)>);
+
 /// What a region vertex holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Content {
@@ -91,7 +94,7 @@ impl Region {
     }
 
     /// The region in a canonical form (vertices and edges sorted), to drop duplicate orientations.
-    fn key(&self) -> (Vec<((i32, i32), Content)>, Vec<(i32, i32)>) {
+    fn key(&self) -> RegionKey {
         let mut v = self.vertices.clone();
         v.sort();
         let mut e = self.edges.clone();

@@ -10,6 +10,7 @@
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
+use super::classes::ClassKeys;
 use super::forme_k::{Stats, Tree};
 use super::order::{Sym, distance};
 use super::position::{Analysis, Effect, Position};
@@ -149,6 +150,8 @@ pub struct Raw {
     pub q: f32,
     /// The deepest pattern matched.
     pub node: u32,
+    /// ETS class features ([`super::classes`]; empty when the classification is not read).
+    pub classes: ClassKeys,
 }
 
 /// The 3×3 neighbourhood in a fixed order (clockwise from the upper left).
@@ -285,19 +288,117 @@ pub fn raw(pos: &Position<'_>, an: &Analysis, pm: &PatternModel<'_>, own: Option
         pattern: named,
         q: q as f32,
         node,
+        classes: ClassKeys::new(),
     }
 }
 
-/// Maps raw features to ids: the fixed groups, then interned shapes and patterns.
+/// The feature families a ranker uses (the ablations of issue 18 item 4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Families {
+    /// Forme_K: the bucketed smoothed P(i|p), the k of the largest match, the pattern's own id.
+    pub patterns: bool,
+    /// Local shape, tactical facts, distances, lines, phase.
+    pub base: bool,
+    /// The ETS class features ([`super::classes`]).
+    pub classes: bool,
+}
+
+impl Default for Families {
+    fn default() -> Self {
+        Families {
+            patterns: true,
+            base: true,
+            classes: true,
+        }
+    }
+}
+
+impl Families {
+    /// Parses `patterns,base,classes` (any non-empty subset; `all`).
+    pub fn parse(s: &str) -> Result<Families, String> {
+        let mut f = Families {
+            patterns: false,
+            base: false,
+            classes: false,
+        };
+        for w in s.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+            match w {
+                "all" => f = Families::default(),
+                "patterns" => f.patterns = true,
+                "base" => f.base = true,
+                "classes" => f.classes = true,
+                _ => return Err(format!("unknown feature family `{w}` (patterns, base, classes, all)")),
+            }
+        }
+        if f == (Families {
+            patterns: false,
+            base: false,
+            classes: false,
+        }) {
+            return Err("no feature family chosen".into());
+        }
+        Ok(f)
+    }
+
+    /// `patterns,base,classes` as chosen.
+    pub fn text(&self) -> String {
+        let mut v = Vec::new();
+        if self.patterns {
+            v.push("patterns");
+        }
+        if self.base {
+            v.push("base");
+        }
+        if self.classes {
+            v.push("classes");
+        }
+        v.join(",")
+    }
+
+    /// Whether the fixed id belongs to a chosen family.
+    fn keeps_fixed(&self, id: u32) -> bool {
+        let fk_end = groups()[G::FkK as usize].first + groups()[G::FkK as usize].len;
+        if id < fk_end { self.patterns } else { self.base }
+    }
+}
+
+/// The kind of a dynamic feature id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A canonical 3×3 shape (its key).
+    Shape,
+    /// A Forme_K pattern (its `fk_pattern` id).
+    Pattern,
+    /// An ETS class feature (the key of its label, [`super::classes::key_of`]).
+    Class,
+}
+
+/// Maps raw features to ids: the fixed groups, then interned shapes, patterns and class features.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FeatureSpace {
     shapes: FxHashMap<u32, u32>,
     patterns: FxHashMap<u32, u32>,
-    /// Per dynamic id (from `static_len()`): whether it is a shape (`false`: a pattern) and its key.
-    dynamic: Vec<(bool, u32)>,
+    classes: FxHashMap<u32, u32>,
+    /// Per dynamic id (from `static_len()`): its kind and key.
+    dynamic: Vec<(Kind, u32)>,
+    /// The families used (`None`: all).
+    families: Option<Families>,
 }
 
 impl FeatureSpace {
+    /// An empty space using `families`.
+    pub fn with_families(families: Families) -> FeatureSpace {
+        FeatureSpace {
+            families: Some(families),
+            ..Default::default()
+        }
+    }
+
+    /// The families used.
+    pub fn families(&self) -> Families {
+        self.families.unwrap_or_default()
+    }
+
     /// Number of ids.
     pub fn len(&self) -> usize {
         static_len() as usize + self.dynamic.len()
@@ -308,13 +409,15 @@ impl FeatureSpace {
         false
     }
 
-    /// The ids of a candidate; shapes and patterns not yet known are interned when `grow`.
+    /// The ids of a candidate; shapes, patterns and class features not yet known are interned
+    /// when `grow`.
     pub fn ids(&mut self, r: &Raw, grow: bool, out: &mut SmallVec<[u32; 16]>) {
+        let fam = self.families();
         out.clear();
-        out.extend(r.fixed.iter().copied());
+        out.extend(r.fixed.iter().copied().filter(|&i| fam.keeps_fixed(i)));
         let base = static_len();
         let n = &mut self.dynamic;
-        let mut intern = |map: &mut FxHashMap<u32, u32>, key: u32, shape: bool| -> Option<u32> {
+        let mut intern = |map: &mut FxHashMap<u32, u32>, key: u32, kind: Kind| -> Option<u32> {
             if let Some(&i) = map.get(&key) {
                 return Some(i);
             }
@@ -322,50 +425,67 @@ impl FeatureSpace {
                 return None;
             }
             let i = base + n.len() as u32;
-            n.push((shape, key));
+            n.push((kind, key));
             map.insert(key, i);
             Some(i)
         };
-        if let Some(i) = intern(&mut self.shapes, r.shape, true) {
-            out.push(i);
-        }
-        if r.pattern != 0
-            && let Some(i) = intern(&mut self.patterns, r.pattern, false)
+        if fam.base
+            && let Some(i) = intern(&mut self.shapes, r.shape, Kind::Shape)
         {
             out.push(i);
+        }
+        if fam.patterns
+            && r.pattern != 0
+            && let Some(i) = intern(&mut self.patterns, r.pattern, Kind::Pattern)
+        {
+            out.push(i);
+        }
+        if fam.classes {
+            for &k in &r.classes {
+                if let Some(i) = intern(&mut self.classes, k, Kind::Class) {
+                    out.push(i);
+                }
+            }
         }
     }
 
     /// The ids of a candidate (nothing interned).
     pub fn lookup(&self, r: &Raw, out: &mut SmallVec<[u32; 16]>) {
+        let fam = self.families();
         out.clear();
-        out.extend(r.fixed.iter().copied());
-        if let Some(&i) = self.shapes.get(&r.shape) {
+        out.extend(r.fixed.iter().copied().filter(|&i| fam.keeps_fixed(i)));
+        if fam.base
+            && let Some(&i) = self.shapes.get(&r.shape)
+        {
             out.push(i);
         }
-        if r.pattern != 0
+        if fam.patterns
+            && r.pattern != 0
             && let Some(&i) = self.patterns.get(&r.pattern)
         {
             out.push(i);
         }
+        if fam.classes {
+            out.extend(r.classes.iter().filter_map(|k| self.classes.get(k).copied()));
+        }
     }
 
     /// Every dynamic id's kind and key, in id order (for storing).
-    pub fn dynamic(&self) -> &[(bool, u32)] {
+    pub fn dynamic(&self) -> &[(Kind, u32)] {
         &self.dynamic
     }
 
     /// Rebuilds a space from stored dynamic ids.
-    pub fn from_dynamic(d: Vec<(bool, u32)>) -> FeatureSpace {
+    pub fn from_dynamic(d: Vec<(Kind, u32)>, families: Families) -> FeatureSpace {
         let base = static_len();
-        let mut s = FeatureSpace::default();
-        for (i, &(shape, key)) in d.iter().enumerate() {
+        let mut s = FeatureSpace::with_families(families);
+        for (i, &(kind, key)) in d.iter().enumerate() {
             let id = base + i as u32;
-            if shape {
-                s.shapes.insert(key, id);
-            } else {
-                s.patterns.insert(key, id);
-            }
+            match kind {
+                Kind::Shape => s.shapes.insert(key, id),
+                Kind::Pattern => s.patterns.insert(key, id),
+                Kind::Class => s.classes.insert(key, id),
+            };
         }
         s.dynamic = d;
         s
@@ -375,8 +495,12 @@ impl FeatureSpace {
     pub fn name(&self, id: u32) -> String {
         if id >= static_len() {
             return match self.dynamic.get((id - static_len()) as usize) {
-                Some((true, key)) => format!("shape:{}", shape_text(*key)),
-                Some((false, node)) => format!("pattern:{node}"),
+                Some((Kind::Shape, key)) => format!("shape:{}", shape_text(*key)),
+                Some((Kind::Pattern, node)) => format!("pattern:{node}"),
+                Some((Kind::Class, key)) => match super::classes::label(*key) {
+                    Some(l) => format!("class:{l}"),
+                    None => format!("class:#{key:08x}"),
+                },
                 None => format!("unknown:{id}"),
             };
         }

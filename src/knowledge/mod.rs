@@ -6,6 +6,7 @@
 //! driving the sampling strategy σ (J. Hurd, *The Design of Gomi*, seed `001_…`).
 
 pub mod academy;
+pub mod classes;
 pub mod corpus;
 pub mod eval;
 pub mod export;

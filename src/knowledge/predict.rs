@@ -7,8 +7,9 @@ use std::path::PathBuf;
 
 use rustc_hash::FxHashSet;
 
+use super::classes::{GameClasses, PositionClasses};
 use super::corpus::{Streamed, stream_batched};
-use super::features::{FeatureSpace, Own, PatternModel, Raw, raw};
+use super::features::{Families, FeatureSpace, Own, PatternModel, Raw, raw};
 use super::forme_k::{Stats, Tree};
 use super::learn::Counter;
 use super::position::{Analysis, Position, positions};
@@ -53,6 +54,8 @@ pub struct Sampling {
     pub leave_out: bool,
     /// Keep every n-th position (1: all).
     pub every: usize,
+    /// Read the ETS classification of every position (the class features).
+    pub classes: bool,
 }
 
 impl Model {
@@ -88,8 +91,14 @@ impl Model {
         game_samples(&self.patterns(), replay, sampling)
     }
 
-    /// The ranked moves of one position: (point, probability, raw features), most likely first.
-    pub fn rank(&self, pos: &Position<'_>) -> Vec<(Point, f64, Raw)> {
+    /// Whether the ranker reads the ETS class features.
+    pub fn uses_classes(&self) -> bool {
+        self.ranker.space.families().classes
+    }
+
+    /// The ranked moves of one position: (point, probability, raw features), most likely first;
+    /// `classes`: the classification of the position, when the ranker uses class features.
+    pub fn rank(&self, pos: &Position<'_>, classes: Option<&PositionClasses>) -> Vec<(Point, f64, Raw)> {
         let an = Analysis::new(pos.board);
         let legal = an.legal_points(pos);
         let mut c = Counter::default();
@@ -98,7 +107,13 @@ impl Model {
         let raws: Vec<Raw> = legal
             .iter()
             .zip(&nodes)
-            .map(|(&p, &d)| raw(pos, &an, &pm, None, p, d))
+            .map(|(&p, &d)| {
+                let mut r = raw(pos, &an, &pm, None, p, d);
+                if let Some(c) = classes {
+                    r.classes = c.keys(pos, &an, p);
+                }
+                r
+            })
             .collect();
         let s = Sample {
             number: pos.number,
@@ -162,13 +177,26 @@ pub fn game_samples(pm: &PatternModel<'_>, replay: &Replay, sampling: Sampling) 
         }
     }
     let own = sampling.leave_out.then_some(&own);
+    // A game the engine cannot classify is ranked without class features.
+    let classes = if sampling.classes {
+        GameClasses::new(replay).ok()
+    } else {
+        None
+    };
     kept.into_iter()
         .map(|(i, an, legal, nodes)| {
             let pos = &ps[i];
+            let pc = classes.as_ref().map(|c| c.at(pos.number));
             let raws: Vec<Raw> = legal
                 .iter()
                 .zip(&nodes)
-                .map(|(&p, &d)| raw(pos, &an, pm, own, p, d))
+                .map(|(&p, &d)| {
+                    let mut r = raw(pos, &an, pm, own, p, d);
+                    if let Some(c) = &pc {
+                        r.classes = c.keys(pos, &an, p);
+                    }
+                    r
+                })
                 .collect();
             let played = legal.iter().position(|&p| p == pos.played).unwrap_or(0);
             Sample {
@@ -198,9 +226,10 @@ pub fn train(
     games: &FxHashSet<u64>,
     train: &Train,
     every: usize,
+    families: Families,
     on: &mut dyn FnMut(TrainEvent),
 ) -> Ranker {
-    let mut ranker = Ranker::new(train.dim, FeatureSpace::default(), train.seed);
+    let mut ranker = Ranker::new(train.dim, FeatureSpace::with_families(families), train.seed);
     let chunk = 8 * rayon::current_num_threads().max(1);
     for epoch in 1..=train.epochs {
         on(TrainEvent::Epoch(epoch));
@@ -209,9 +238,17 @@ pub fn train(
             4 << 20,
             chunk,
             |g| {
-                games
-                    .contains(&g.key)
-                    .then(|| game_samples(pm, &g.replay, Sampling { leave_out: true, every }))
+                games.contains(&g.key).then(|| {
+                    game_samples(
+                        pm,
+                        &g.replay,
+                        Sampling {
+                            leave_out: true,
+                            every,
+                            classes: families.classes,
+                        },
+                    )
+                })
             },
             |piece| {
                 let mut samples: Vec<Sample> = piece

@@ -1,11 +1,12 @@
 //! The move-prediction model in the store: component `ranker` (schema in `docs/formats.md`).
 //!
-//! `rk_setting` (name → value: latent dimension, smoothing, training settings and figures) and
-//! `rk_feature` (a row per feature: its id, readable name, kind — `fixed`, `shape` or `pattern` —
-//! the key of a shape or the `fk_pattern` id of a pattern, its weight and its latent vector as
+//! `rk_setting` (name → value: latent dimension, smoothing, feature families, training settings
+//! and figures) and `rk_feature` (a row per feature: its id, readable name, kind — `fixed`,
+//! `shape`, `pattern` or `class` — the key of a shape, the `fk_pattern` id of a pattern or the
+//! key of a class feature's label, its weight and its latent vector as
 //! little-endian 32-bit floats).
 
-use super::features::{FeatureSpace, static_len};
+use super::features::{Families, FeatureSpace, Kind, static_len};
 use super::forme_k::Stats;
 use super::pattern_store as ps;
 use super::predict::Model;
@@ -59,6 +60,7 @@ pub fn save(store: &mut Store, r: &Ranker, s: &ModelSettings, notes: &[(&str, St
         set("dim", r.dim.to_string())?;
         set("alpha", s.alpha.to_string())?;
         set("min_match_id", s.min_match_id.to_string())?;
+        set("features", r.space.families().text())?;
         set("trained", crate::store::now())?;
         for (k, v) in notes {
             set(k, v.clone())?;
@@ -72,8 +74,9 @@ pub fn save(store: &mut Store, r: &Ranker, s: &ModelSettings, notes: &[(&str, St
                     ("fixed", Value::Null)
                 } else {
                     match r.space.dynamic()[i - base] {
-                        (true, k) => ("shape", Value::Int(k as i64)),
-                        (false, k) => ("pattern", Value::Int(k as i64)),
+                        (Kind::Shape, k) => ("shape", Value::Int(k as i64)),
+                        (Kind::Pattern, k) => ("pattern", Value::Int(k as i64)),
+                        (Kind::Class, k) => ("class", Value::Int(k as i64)),
                     }
                 };
                 let v: Vec<u8> = r.v[i * d..i * d + d].iter().flat_map(|x| x.to_le_bytes()).collect();
@@ -135,48 +138,66 @@ pub fn load_model(store: &mut Store) -> Result<Model, StoreError> {
     let mut dynamic = Vec::new();
     let base = static_len() as i64;
     let mut bad = None;
-    store.query("SELECT id, kind, key, w, v FROM rk_feature ORDER BY id", &[], |r| {
-        let id = r[0].as_i64().unwrap_or(-1);
-        if id != w.len() as i64 {
-            bad.get_or_insert_with(|| format!("rk_feature ids are not 0, 1, 2, … (found {id})"));
-            return Ok(());
-        }
-        w.push(r[3].as_f64().unwrap_or(0.0) as f32);
-        let blob = r[4].as_blob().unwrap_or(&[]);
-        if blob.len() != 4 * dim {
-            bad.get_or_insert_with(|| {
-                format!(
-                    "feature {id}: latent vector of {} bytes, {} expected",
-                    blob.len(),
-                    4 * dim
-                )
-            });
-        }
-        v.extend((0..dim).map(|k| {
-            blob.get(4 * k..4 * k + 4)
-                .map_or(0.0, |b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        }));
-        if id >= base {
-            let key = r[2].as_i64().unwrap_or(0) as u32;
-            match r[1].as_str() {
-                Some("shape") => dynamic.push((true, key)),
-                Some("pattern") => {
-                    if key as usize >= tree.len() {
-                        bad.get_or_insert_with(|| format!("feature {id} names pattern {key}, not in the store"));
+    // Stores written before the families were recorded use them all.
+    let families = match setting(store, "features")? {
+        Some(t) => Families::parse(&t).map_err(StoreError::Content)?,
+        None => Families::default(),
+    };
+    store.query(
+        "SELECT id, kind, key, w, v, name FROM rk_feature ORDER BY id",
+        &[],
+        |r| {
+            let id = r[0].as_i64().unwrap_or(-1);
+            if id != w.len() as i64 {
+                bad.get_or_insert_with(|| format!("rk_feature ids are not 0, 1, 2, … (found {id})"));
+                return Ok(());
+            }
+            w.push(r[3].as_f64().unwrap_or(0.0) as f32);
+            let blob = r[4].as_blob().unwrap_or(&[]);
+            if blob.len() != 4 * dim {
+                bad.get_or_insert_with(|| {
+                    format!(
+                        "feature {id}: latent vector of {} bytes, {} expected",
+                        blob.len(),
+                        4 * dim
+                    )
+                });
+            }
+            v.extend((0..dim).map(|k| {
+                blob.get(4 * k..4 * k + 4)
+                    .map_or(0.0, |b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            }));
+            if id >= base {
+                let key = r[2].as_i64().unwrap_or(0) as u32;
+                match r[1].as_str() {
+                    Some("shape") => dynamic.push((Kind::Shape, key)),
+                    Some("class") => {
+                        // The label is the name after `class:`; its key is recomputed from it.
+                        let name = r[5].as_str().unwrap_or("");
+                        let label = name.strip_prefix("class:").unwrap_or(name);
+                        if super::classes::register(label) != key {
+                            bad.get_or_insert_with(|| format!("feature {id}: key {key} is not that of `{label}`"));
+                        }
+                        dynamic.push((Kind::Class, key))
                     }
-                    dynamic.push((false, key))
-                }
-                other => {
-                    bad.get_or_insert_with(|| format!("feature {id}: kind {other:?}"));
+                    Some("pattern") => {
+                        if key as usize >= tree.len() {
+                            bad.get_or_insert_with(|| format!("feature {id} names pattern {key}, not in the store"));
+                        }
+                        dynamic.push((Kind::Pattern, key))
+                    }
+                    other => {
+                        bad.get_or_insert_with(|| format!("feature {id}: kind {other:?}"));
+                    }
                 }
             }
-        }
-        Ok(())
-    })?;
+            Ok(())
+        },
+    )?;
     if let Some(e) = bad {
         return Err(StoreError::Content(e));
     }
-    let ranker = Ranker::from_parts(dim, w, v, FeatureSpace::from_dynamic(dynamic));
+    let ranker = Ranker::from_parts(dim, w, v, FeatureSpace::from_dynamic(dynamic, families));
     Ok(Model {
         tree,
         stats,

@@ -206,8 +206,8 @@ impl Ranker {
                     touched.push(f);
                 }
                 self.acc_w[fu] += coef;
-                for k in 0..d {
-                    self.acc_v[fu * d + k] += coef * (sj[k] - self.v[fu * d + k]);
+                for (k, &s) in sj.iter().enumerate().take(d) {
+                    self.acc_v[fu * d + k] += coef * (s - self.v[fu * d + k]);
                 }
             }
         }

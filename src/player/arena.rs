@@ -144,6 +144,8 @@ pub struct GameResult {
     pub sgf: PathBuf,
     /// Wall seconds.
     pub seconds: f64,
+    /// What each ets engine said it learned from the game (`ets-learn`).
+    pub learned: Vec<String>,
 }
 
 enum Line {
@@ -326,9 +328,59 @@ fn write_sgf(
     std::fs::write(path, s)
 }
 
-/// The store of arena results.
+/// The migrations of component `arena` in the store (`src/store`): the table `arena_games`,
+/// one row per finished game (schema in `docs/formats.md`). An older arena file that already holds
+/// the table (made before the arena joined the store) is adopted as it is.
+pub const MIGRATIONS: &[crate::store::Migration] = &[crate::store::Migration {
+    component: "arena",
+    version: 1,
+    description: "arena games: one row per finished game (resume, ratings, learning curve)",
+    sqlite: "CREATE TABLE IF NOT EXISTS arena_games (
+                arena TEXT NOT NULL,
+                game INTEGER NOT NULL,
+                black TEXT NOT NULL,
+                white TEXT NOT NULL,
+                black_command TEXT NOT NULL,
+                white_command TEXT NOT NULL,
+                size INTEGER NOT NULL,
+                komi REAL NOT NULL,
+                time_per_move REAL,
+                winner TEXT,
+                result TEXT NOT NULL,
+                reason TEXT NOT NULL,
+                detail TEXT NOT NULL,
+                moves INTEGER NOT NULL,
+                sgf TEXT NOT NULL,
+                seconds REAL NOT NULL,
+                finished TEXT NOT NULL,
+                PRIMARY KEY (arena, game));",
+    postgres: Some(
+        "CREATE TABLE IF NOT EXISTS arena_games (
+                arena TEXT NOT NULL,
+                game BIGINT NOT NULL,
+                black TEXT NOT NULL,
+                white TEXT NOT NULL,
+                black_command TEXT NOT NULL,
+                white_command TEXT NOT NULL,
+                size BIGINT NOT NULL,
+                komi DOUBLE PRECISION NOT NULL,
+                time_per_move DOUBLE PRECISION,
+                winner TEXT,
+                result TEXT NOT NULL,
+                reason TEXT NOT NULL,
+                detail TEXT NOT NULL,
+                moves BIGINT NOT NULL,
+                sgf TEXT NOT NULL,
+                seconds DOUBLE PRECISION NOT NULL,
+                finished TEXT NOT NULL,
+                PRIMARY KEY (arena, game));",
+    ),
+}];
+
+/// The arena's results in the store (`src/store`, component `arena`): the same file may hold the
+/// knowledge the players read and feed (Forme_K, the ranker, the ACADEMY, Gomi).
 pub struct Store {
-    conn: rusqlite::Connection,
+    store: crate::store::Store,
 }
 
 /// A game row of the store.
@@ -348,109 +400,102 @@ pub struct Row {
     pub reason: String,
 }
 
+fn text(v: &crate::store::Value) -> String {
+    v.as_str().unwrap_or_default().to_string()
+}
+
 impl Store {
-    /// Opens (creating) the store.
+    /// Opens (creating) the store and brings the arena's table.
     pub fn open(path: &Path) -> Result<Store, String> {
         if let Some(d) = path.parent()
             && !d.as_os_str().is_empty()
         {
             std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
         }
-        let conn = rusqlite::Connection::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        conn.execute_batch(
-            "PRAGMA journal_mode=WAL;
-             PRAGMA busy_timeout=10000;
-             CREATE TABLE IF NOT EXISTS arena_games (
-                arena TEXT NOT NULL,
-                game INTEGER NOT NULL,
-                black TEXT NOT NULL,
-                white TEXT NOT NULL,
-                black_command TEXT NOT NULL,
-                white_command TEXT NOT NULL,
-                size INTEGER NOT NULL,
-                komi REAL NOT NULL,
-                time_per_move REAL,
-                winner TEXT,
-                result TEXT NOT NULL,
-                reason TEXT NOT NULL,
-                detail TEXT NOT NULL,
-                moves INTEGER NOT NULL,
-                sgf TEXT NOT NULL,
-                seconds REAL NOT NULL,
-                finished TEXT NOT NULL DEFAULT (datetime('now')),
-                PRIMARY KEY (arena, game));",
-        )
-        .map_err(|e| e.to_string())?;
-        Ok(Store { conn })
+        let mut store =
+            crate::store::Store::open(&path.to_string_lossy()).map_err(|e| format!("{}: {e}", path.display()))?;
+        store
+            .migrate(MIGRATIONS)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(Store { store })
     }
 
     /// Game numbers already finished in arena `name`.
-    pub fn done(&self, name: &str) -> Result<Vec<usize>, String> {
-        let mut st = self
-            .conn
-            .prepare("SELECT game FROM arena_games WHERE arena = ?1 ORDER BY game")
+    pub fn done(&mut self, name: &str) -> Result<Vec<usize>, String> {
+        let rows = self
+            .store
+            .rows(
+                "SELECT game FROM arena_games WHERE arena = ?1 ORDER BY game",
+                &[name.into()],
+            )
             .map_err(|e| e.to_string())?;
-        let rows = st
-            .query_map([name], |r| r.get::<_, i64>(0))
-            .map_err(|e| e.to_string())?;
-        rows.map(|r| r.map(|x| x as usize).map_err(|e| e.to_string())).collect()
+        Ok(rows.iter().filter_map(|r| r[0].as_i64().map(|g| g as usize)).collect())
     }
 
     /// Records a finished game (one transaction).
-    pub fn record(&self, cfg: &ArenaConfig, g: &GameResult) -> Result<(), String> {
+    pub fn record(&mut self, cfg: &ArenaConfig, g: &GameResult) -> Result<(), String> {
+        use crate::store::Value;
         let b = &cfg.engines[g.black];
         let w = &cfg.engines[g.white];
-        self.conn
-            .execute(
-                "INSERT OR REPLACE INTO arena_games
-                 (arena, game, black, white, black_command, white_command, size, komi, time_per_move,
-                  winner, result, reason, detail, moves, sgf, seconds)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-                rusqlite::params![
-                    cfg.name,
-                    g.game as i64,
-                    b.name,
-                    w.name,
-                    b.command,
-                    w.command,
-                    cfg.size as i64,
-                    cfg.komi as f64,
-                    cfg.time_per_move,
-                    g.winner.map(|c| c.letter()),
-                    g.result,
-                    g.ending.as_str(),
-                    g.detail,
-                    g.moves as i64,
-                    g.sgf.display().to_string(),
-                    g.seconds,
-                ],
-            )
+        let params: Vec<Value> = vec![
+            cfg.name.as_str().into(),
+            (g.game as i64).into(),
+            b.name.as_str().into(),
+            w.name.as_str().into(),
+            b.command.as_str().into(),
+            w.command.as_str().into(),
+            (cfg.size as i64).into(),
+            (cfg.komi as f64).into(),
+            cfg.time_per_move.map_or(Value::Null, Value::Real),
+            g.winner.map_or(Value::Null, |c| c.letter().to_string().into()),
+            g.result.as_str().into(),
+            g.ending.as_str().into(),
+            g.detail.as_str().into(),
+            (g.moves as i64).into(),
+            g.sgf.display().to_string().into(),
+            g.seconds.into(),
+            crate::store::now().into(),
+        ];
+        self.store
+            .transaction(|s| {
+                s.execute("DELETE FROM arena_games WHERE arena = ?1 AND game = ?2", &params[..2])?;
+                s.execute(
+                    "INSERT INTO arena_games
+                     (arena, game, black, white, black_command, white_command, size, komi, time_per_move,
+                      winner, result, reason, detail, moves, sgf, seconds, finished)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+                    &params,
+                )
+            })
             .map_err(|e| e.to_string())?;
         Ok(())
     }
 
     /// Every game of the store (all arenas), or of one arena, in order.
-    pub fn rows(&self, arena: Option<&str>) -> Result<Vec<Row>, String> {
-        let mut st = self
-            .conn
-            .prepare(
+    pub fn rows(&mut self, arena: Option<&str>) -> Result<Vec<Row>, String> {
+        let (sql, params): (&str, Vec<crate::store::Value>) = match arena {
+            Some(a) => (
                 "SELECT arena, game, black, white, winner, reason FROM arena_games
-                 WHERE ?1 IS NULL OR arena = ?1 ORDER BY arena, game",
-            )
-            .map_err(|e| e.to_string())?;
-        let rows = st
-            .query_map([arena], |r| {
-                Ok(Row {
-                    arena: r.get(0)?,
-                    game: r.get::<_, i64>(1)? as usize,
-                    black: r.get(2)?,
-                    white: r.get(3)?,
-                    winner: r.get(4)?,
-                    reason: r.get(5)?,
-                })
+                 WHERE arena = ?1 ORDER BY arena, game",
+                vec![a.into()],
+            ),
+            None => (
+                "SELECT arena, game, black, white, winner, reason FROM arena_games ORDER BY arena, game",
+                vec![],
+            ),
+        };
+        let rows = self.store.rows(sql, &params).map_err(|e| e.to_string())?;
+        Ok(rows
+            .iter()
+            .map(|r| Row {
+                arena: text(&r[0]),
+                game: r[1].as_i64().unwrap_or(0) as usize,
+                black: text(&r[2]),
+                white: text(&r[3]),
+                winner: r[4].as_str().map(str::to_string),
+                reason: text(&r[5]),
             })
-            .map_err(|e| e.to_string())?;
-        rows.map(|r| r.map_err(|e| e.to_string())).collect()
+            .collect())
     }
 }
 
@@ -480,8 +525,31 @@ fn scorer_of(cfg: &ArenaConfig) -> usize {
     })
 }
 
-/// Plays one game.
+/// Plays one game; then every engine that knows `ets-learn` is told the result (an ets player
+/// with learning on feeds its knowledge from the game), and the engines are stopped.
 pub fn play_game(cfg: &ArenaConfig, game: usize, black: usize, white: usize) -> GameResult {
+    let mut engines: Vec<Engine> = Vec::new();
+    let mut r = play_moves(cfg, game, black, white, &mut engines);
+    let t = Duration::from_secs(300);
+    for (k, mut e) in engines.into_iter().enumerate() {
+        let known = e
+            .send("known_command ets-learn", Duration::from_secs(10))
+            .is_ok_and(|a| a.trim() == "true");
+        if known {
+            let name = &cfg.engines[if k == 0 { black } else { white }].name;
+            match e.send(&format!("ets-learn {}", r.result), t) {
+                Ok(said) => r.learned.push(format!("{name}: {}", said.trim())),
+                Err(err) => r.learned.push(format!("{name}: learning failed: {err:?}")),
+            }
+        }
+        e.stop();
+    }
+    r
+}
+
+/// Plays one game's moves and scores it; the engines started are left in `engines` (black's
+/// first), running.
+fn play_moves(cfg: &ArenaConfig, game: usize, black: usize, white: usize, engines: &mut Vec<Engine>) -> GameResult {
     let start = Instant::now();
     let specs = [&cfg.engines[black], &cfg.engines[white]];
     let sgf = cfg.out.join(format!("game-{game:04}.sgf"));
@@ -521,16 +589,13 @@ pub fn play_game(cfg: &ArenaConfig, game: usize, black: usize, white: usize) -> 
             moves: moves.len(),
             sgf: sgf.clone(),
             seconds: start.elapsed().as_secs_f64(),
+            learned: Vec::new(),
         }
     };
     // Start and set up both engines; a failure loses the game for that engine.
-    let mut engines: Vec<Engine> = Vec::new();
     for (k, spec) in specs.iter().enumerate() {
         let loser = if k == 0 { Color::Black } else { Color::White };
-        let fail = |msg: String, engines: Vec<Engine>| {
-            for e in engines {
-                e.stop();
-            }
+        let fail = |msg: String| {
             (
                 Some(loser.other()),
                 format!("{}+F", loser.other().letter()),
@@ -541,7 +606,7 @@ pub fn play_game(cfg: &ArenaConfig, game: usize, black: usize, white: usize) -> 
         let mut e = match Engine::start(spec) {
             Ok(e) => e,
             Err(m) => {
-                let (w, r, end, d) = fail(m, engines);
+                let (w, r, end, d) = fail(m);
                 return finish(w, r, end, d, &moves, &board);
             }
         };
@@ -555,8 +620,8 @@ pub fn play_game(cfg: &ArenaConfig, game: usize, black: usize, white: usize) -> 
         }
         for c in cmds {
             if let Err(err) = e.send(&c, setup_timeout) {
-                e.stop();
-                let (w, r, end, d) = fail(format!("`{c}`: {err:?}"), engines);
+                engines.push(e);
+                let (w, r, end, d) = fail(format!("`{c}`: {err:?}"));
                 return finish(w, r, end, d, &moves, &board);
             }
         }
@@ -564,11 +629,6 @@ pub fn play_game(cfg: &ArenaConfig, game: usize, black: usize, white: usize) -> 
     }
     let mut color = Color::Black;
     let mut passes = 0;
-    let stop_all = |engines: Vec<Engine>| {
-        for e in engines {
-            e.stop();
-        }
-    };
     let max = cfg.max_moves;
     while moves.len() < max {
         let me = if color == Color::Black { 0 } else { 1 };
@@ -591,18 +651,15 @@ pub fn play_game(cfg: &ArenaConfig, game: usize, black: usize, white: usize) -> 
                     Ending::Timeout,
                     format!("{} took longer than {:?}", specs[me].name, timeout),
                 );
-                stop_all(engines);
                 return finish(w, r, e, d, &moves, &board);
             }
             Err(err) => {
                 let (w, r, e, d) = lose(Ending::Crash, format!("{}: {err:?}", specs[me].name));
-                stop_all(engines);
                 return finish(w, r, e, d, &moves, &board);
             }
             Ok(a) => {
                 let a = a.trim().to_string();
                 if a.eq_ignore_ascii_case("resign") {
-                    stop_all(engines);
                     return finish(
                         Some(color.other()),
                         format!("{}+R", color.other().letter()),
@@ -616,7 +673,6 @@ pub fn play_game(cfg: &ArenaConfig, game: usize, black: usize, white: usize) -> 
                     Some(v) => v,
                     None => {
                         let (w, r, e, d) = lose(Ending::Illegal, format!("{} answered `{a}`", specs[me].name));
-                        stop_all(engines);
                         return finish(w, r, e, d, &moves, &board);
                     }
                 }
@@ -628,7 +684,6 @@ pub fn play_game(cfg: &ArenaConfig, game: usize, black: usize, white: usize) -> 
                 format!("{} played {} ({why})", specs[me].name, board.gtp(v)),
             );
             moves.push((color, v));
-            stop_all(engines);
             return finish(w, r, e, d, &moves, &board);
         }
         moves.push((color, v));
@@ -637,7 +692,6 @@ pub fn play_game(cfg: &ArenaConfig, game: usize, black: usize, white: usize) -> 
         if let Err(err) = engines[other].send(&cmd, setup_timeout) {
             // The other engine refused a legal move or died: it loses.
             let winner = color;
-            stop_all(engines);
             return finish(
                 Some(winner),
                 format!("{}+F", winner.letter()),
@@ -701,7 +755,6 @@ pub fn play_game(cfg: &ArenaConfig, game: usize, black: usize, white: usize) -> 
             );
         }
     }
-    stop_all(engines);
     if ended_by_limit {
         return finish(
             area_winner,
@@ -756,7 +809,7 @@ pub fn run(cfg: &ArenaConfig, mut on_game: impl FnMut(&GameResult, &[usize])) ->
         return Err(format!("unsupported board size {}", cfg.size));
     }
     std::fs::create_dir_all(&cfg.out).map_err(|e| format!("{}: {e}", cfg.out.display()))?;
-    let store = Store::open(&cfg.store)?;
+    let mut store = Store::open(&cfg.store)?;
     let done = store.done(&cfg.name)?;
     let todo: VecDeque<(usize, usize, usize)> = schedule(cfg)
         .into_iter()

@@ -53,6 +53,7 @@ pub const COMMANDS: &[&str] = &[
     "ets-elements-list",
     "ets-pv",
     "ets-settings",
+    "ets-learn",
 ];
 
 /// The analyze commands GoGui shows (`type/label/command`).
@@ -454,6 +455,15 @@ impl Gtp {
             }
             "ets-heatmap" => {
                 let color = p.game.to_move();
+                if let Some(pr) = p.predictor() {
+                    // The ranker's probabilities (the predicted-move heat map), scaled to the largest.
+                    let r = pr.rank(&p.game, color);
+                    let max = r.first().map_or(1.0, |x| x.p).max(1e-9);
+                    let b = &p.game.board;
+                    return Ok(dboard(b, |v| {
+                        r.iter().find(|x| x.mv == v).map_or(0.0, |x| (x.p / max) as f32)
+                    }));
+                }
                 let a = match &p.last {
                     Some(x) if x.color == Some(color) && !x.search.moves.is_empty() => x.clone(),
                     _ => p.analyse(color, p.cfg.search.playouts.min(5000), None),
@@ -539,6 +549,14 @@ impl Gtp {
                 Ok(parts.join(" "))
             }
             "ets-settings" => Ok(p.cfg.to_toml()),
+            "ets-learn" => {
+                // `ets-learn RESULT`: the game just played ended with this SGF result (sent by
+                // `ets arena`); with learning on, the knowledge components learn from it.
+                let result = a
+                    .first()
+                    .ok_or("ets-learn needs the game's result (SGF RE, e.g. B+R)")?;
+                p.learn(result)
+            }
             _ => Err("unknown command".into()),
         }
     }

@@ -426,9 +426,13 @@ impl Timeline {
         let mut head = vec![NONE; nn];
         let mut arena: Vec<(MatchId, u32)> = Vec::new();
         for m in first_new..lv.store.len() as MatchId {
-            let part = lv.table.part(lv.store.constraint(m));
+            let c = lv.store.constraint(m);
+            let part = lv.table.part(c);
+            // A recorded match is caught up on at any of its nodes: it lies inside an element
+            // once the element holds its last node, wherever that is (dsl, issue 17).
+            let recorded = !lv.table.recorders[c.0 as usize].is_empty();
             for (i, &x) in lv.store.nodes(m).iter().enumerate() {
-                if x >= first_node && part.seeds_at(i) {
+                if x >= first_node && (part.seeds_at(i) || recorded) {
                     let h = &mut head[(x - first_node) as usize];
                     arena.push((m, *h));
                     *h = arena.len() as u32 - 1;

@@ -28,15 +28,22 @@ pub fn elo_of_rank(rank: &str) -> Option<f64> {
     let rest = t[digits.len()..].trim();
     let pro = rest.contains('p') || rest.contains("プロ");
     if pro && (rest.starts_with('p') || rest.contains("pro") || rest.contains("プロ") || rest.starts_with('段')) {
-        return (1..=9).contains(&n).then(|| 2700.0 + 30.0 * n as f64);
+        return (1..=9).contains(&n).then_some(2700.0 + 30.0 * n as f64);
     }
     if rest.starts_with('k') || rest.starts_with('級') || rest.starts_with("級") {
         return (n >= 1).then(|| (2100.0 - 100.0 * n as f64).max(100.0));
     }
     if rest.starts_with('d') || rest.starts_with('段') {
-        return (1..=9).contains(&n).then(|| 2000.0 + 100.0 * n as f64);
+        return (1..=9).contains(&n).then_some(2000.0 + 100.0 * n as f64);
     }
     None
+}
+
+/// The ELO of an engine from an arena's rating (`ets arena`: Elo-scale, relative to the anchor
+/// engine at 0): the anchor's ELO plus the rating, with the table's floor of 100. The anchor's ELO
+/// is known or read from its rank (e.g. GNU Go at level 10 plays about 5 kyu: 1600).
+pub fn elo_of_arena(rating: f64, anchor_elo: f64) -> f64 {
+    (anchor_elo + rating).max(100.0)
 }
 
 /// The result of an SGF `RE` value for the first player (black): `B+…` a win, `W+…` a loss,
@@ -57,6 +64,18 @@ pub fn outcome_of_result(re: &str) -> Option<Outcome> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn engines_take_the_arena_rating_above_the_anchor() {
+        // the anchor plays 5 kyu (2100 − 500 = 1600); an engine rated +150 against it is 1750
+        let anchor = elo_of_rank("5k").unwrap();
+        assert_eq!(anchor, 1600.0);
+        assert_eq!(elo_of_arena(150.0, anchor), 1750.0);
+        assert_eq!(elo_of_arena(-320.5, anchor), 1279.5);
+        assert_eq!(elo_of_arena(0.0, anchor), anchor);
+        // the floor
+        assert_eq!(elo_of_arena(-2000.0, anchor), 100.0);
+    }
 
     #[test]
     fn the_table_hand_computed() {

@@ -8,8 +8,12 @@
 //!   (own / opponent / empty / off-board) and put in canonical orientation (of the eight board
 //!   symmetries, the least code); (2) *class elements* (thesis §5.3): "an element of class C is
 //!   present" in a position, for the classes the ETS classification finds in the evaluated
-//!   position ([`Gomi::evaluate`]'s `elements`). Patterns from part 1's store (Forme_K) are to be
-//!   added as a third kind once that store is on main.
+//!   position ([`Gomi::evaluate`]'s `elements`); (3) *Forme_K patterns* from part 1's store: "the
+//!   deepest Forme_K pattern matching around m's point, for the mover, before the move" for the
+//!   moves of the evaluated position ([`Gomi::root_patterns`], set by the caller): each sample
+//!   game's first move matches its Forme_K pattern, which takes `MoverWins` and `OwnsPoint`; at
+//!   the root σ uses a move's Forme_K entry (the larger, more specific pattern) once it has been
+//!   matched, its local entry otherwise.
 //! - **Formulas φ** on final positions, in the pattern's player's view: `MoverWins` (BlackWins for
 //!   black's patterns, its negation for white's), `OwnsPoint` (isBlackTerritory(v) — stones
 //!   included, area scoring — for the move's point v), `SekiPoint` (isSeki(v)); for class
@@ -80,6 +84,17 @@ impl Formula {
 pub type Chi = u64;
 
 const CLASS_BIT: u64 = 1 << 62;
+const FORME_K_BIT: u64 = 1 << 61;
+
+/// The χ of the Forme_K pattern `id` of part 1's store.
+pub fn forme_k_chi(id: u32) -> Chi {
+    FORME_K_BIT | id as u64
+}
+
+/// The Forme_K pattern id of χ, if χ is one.
+pub fn forme_k_id(chi: Chi) -> Option<u32> {
+    (chi & (CLASS_BIT | FORME_K_BIT) == FORME_K_BIT).then_some((chi & 0xffff_ffff) as u32)
+}
 
 /// The χ of a class name.
 pub fn class_chi(name: &str) -> Chi {
@@ -195,6 +210,9 @@ pub struct Gomi {
     pub class_names: HashMap<Chi, String>,
     /// Settings.
     pub settings: Settings,
+    /// The Forme_K patterns (χ from [`forme_k_chi`]) of the moves of the position being evaluated,
+    /// by point: set by the caller before [`Gomi::evaluate`]; empty for none.
+    pub root_patterns: HashMap<Vtx, Chi>,
     bounds: HashMap<Chi, (f64, f64)>,
 }
 
@@ -333,6 +351,12 @@ impl Gomi {
     /// The strategy σ: a move for `color` on `b` (a pass when nothing but own-eye fills is legal),
     /// with its local pattern.
     pub fn sigma(&self, b: &FastBoard, color: Color, rng: &mut FastRng) -> (Vtx, Option<Chi>) {
+        self.sigma_at(b, color, rng, false)
+    }
+
+    /// σ; at the evaluated position (`root`) a move's Forme_K entry is used once it has been
+    /// matched.
+    fn sigma_at(&self, b: &FastBoard, color: Color, rng: &mut FastRng, root: bool) -> (Vtx, Option<Chi>) {
         let mut moves = Vec::new();
         let mut chis = Vec::new();
         let mut dists = Vec::new();
@@ -343,7 +367,11 @@ impl Gomi {
             let chi = local_pattern(b, color, v);
             moves.push(v);
             chis.push(chi);
-            dists.push(self.dist(chi));
+            let fk = if root { self.root_patterns.get(&v) } else { None };
+            dists.push(match fk {
+                Some(&f) if self.counts(f, Formula::MoverWins).n > 0 => self.dist(f),
+                _ => self.dist(chi),
+            });
         }
         if moves.is_empty() {
             return (Vtx::PASS, None);
@@ -375,7 +403,7 @@ impl Gomi {
         let mut color = to_move;
         let mut moves = Vec::new();
         while board.passes() < 2 && moves.len() < limit {
-            let (v, chi) = self.sigma(&board, color, rng);
+            let (v, chi) = self.sigma_at(&board, color, rng, moves.is_empty() && !self.root_patterns.is_empty());
             board.play_legal(color, v);
             moves.push((color, v, chi));
             color = color.other();
@@ -411,6 +439,18 @@ impl Gomi {
             if let Some(&(_, _, Some(next))) = g.moves.get(k + 1) {
                 *self.reach.entry(chi).or_default().entry(next).or_insert(0) += 1;
             }
+        }
+        // the first move's Forme_K pattern (the moves of the evaluated position)
+        if let Some(&(color, v, _)) = g.moves.first()
+            && let Some(&fk) = self.root_patterns.get(&v)
+        {
+            let wins = black_wins == (color == Color::Black);
+            let owns = matches!(
+                (g.last.playout_owner(v), color),
+                (Owner::Black, Color::Black) | (Owner::White, Color::White)
+            );
+            self.entries.entry((fk, Formula::MoverWins)).or_default().add(wins);
+            self.entries.entry((fk, Formula::OwnsPoint)).or_default().add(owns);
         }
         let mut present = std::collections::BTreeSet::new();
         for (name, pts) in elements {
@@ -600,6 +640,69 @@ mod tests {
         let mut h = Gomi::new(Settings::default());
         let e2 = h.evaluate(&b, Color::Black, 20, 1, true, &demo);
         assert_eq!(e, e2);
+    }
+
+    #[test]
+    fn forme_k_patterns_of_the_root_moves_learn_and_steer_sigma() {
+        let b = FastBoard::new(5).unwrap();
+        let mut g = Gomi::new(Settings::default());
+        // the moves of column A match Forme_K pattern 1, the others pattern 2
+        for v in b.empty_points() {
+            let id = if b.point(v).unwrap().col == 0 { 1 } else { 2 };
+            g.root_patterns.insert(v, forme_k_chi(id));
+        }
+        assert_eq!(forme_k_id(forme_k_chi(7)), Some(7));
+        assert_eq!(forme_k_id(class_chi("x")), None);
+        assert_eq!(
+            forme_k_id(local_pattern(&b, Color::Black, b.vtx(Point { col: 2, row: 2 }))),
+            None
+        );
+        let e = g.evaluate(&b, Color::Black, 12, 3, true, &[]);
+        // each sample game's first move matched exactly one of them, for black
+        let (c1, c2) = (
+            g.counts(forme_k_chi(1), Formula::MoverWins),
+            g.counts(forme_k_chi(2), Formula::MoverWins),
+        );
+        assert_eq!(c1.n + c2.n, 12);
+        assert_eq!(c1.r + c2.r, e.black_wins as u64);
+        assert_eq!(
+            g.counts(forme_k_chi(1), Formula::OwnsPoint).n + g.counts(forme_k_chi(2), Formula::OwnsPoint).n,
+            12
+        );
+        // σ at the root follows the Forme_K entries: pattern 1 always won, pattern 2 never
+        g.entries
+            .insert((forme_k_chi(1), Formula::MoverWins), Counts { n: 1000, r: 1000 });
+        g.entries
+            .insert((forme_k_chi(2), Formula::MoverWins), Counts { n: 1000, r: 0 });
+        g.evaluate(&b, Color::Black, 12, 4, true, &[]);
+        assert_eq!(g.counts(forme_k_chi(1), Formula::MoverWins).n, 1012);
+        assert_eq!(g.counts(forme_k_chi(2), Formula::MoverWins).n, 1000);
+    }
+
+    #[test]
+    fn reachability_bounds_are_stored_and_used_by_sigma() {
+        let (a, b1, b2) = (11, 12, 13);
+        let mut g = Gomi::new(Settings::default());
+        g.entries.insert((a, Formula::MoverWins), Counts { n: 40, r: 20 });
+        g.entries.insert((b1, Formula::MoverWins), Counts { n: 98, r: 48 });
+        g.entries.insert((b2, Formula::MoverWins), Counts { n: 98, r: 68 });
+        g.reach.entry(a).or_default().extend([(b1, 5), (b2, 7)]);
+        g.refresh_bounds();
+        // successors Beta(49, 51): mean 0.49, sd √(49·51/(100²·101)) = 0.0497419; Beta(69, 31):
+        // mean 0.69, sd √(69·31/(100²·101)) = 0.0460198. Seen from the mover (1 − p), ± 3.3 sd:
+        // lo = 1 − (0.69 + 3.3·0.0460198) = 0.1581347, hi = 1 − (0.49 − 3.3·0.0497419) = 0.6741483
+        let d = g.dist(a);
+        assert!((d.lo - 0.1581347).abs() < 1e-7, "{d:?}");
+        assert!((d.hi - 0.6741483).abs() < 1e-7, "{d:?}");
+        assert_eq!((d.alpha, d.beta), (21.0, 21.0));
+        // below reach_min (30) matches, or with one successor only, no bounds
+        g.entries.insert((a, Formula::MoverWins), Counts { n: 29, r: 20 });
+        g.refresh_bounds();
+        assert_eq!((g.dist(a).lo, g.dist(a).hi), (0.0, 1.0));
+        g.entries.insert((a, Formula::MoverWins), Counts { n: 40, r: 20 });
+        g.reach.get_mut(&a).unwrap().remove(&b2);
+        g.refresh_bounds();
+        assert_eq!((g.dist(a).lo, g.dist(a).hi), (0.0, 1.0));
     }
 
     #[test]

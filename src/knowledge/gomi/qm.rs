@@ -9,7 +9,9 @@
 //! panels placed around every contending distribution (from its mean out to 21 standard
 //! deviations, no closer than a quarter of the smallest), with each distribution's CDF carried
 //! along the panels by the panel rule's integration matrix (so the only special-function calls
-//! are one incomplete Beta per distribution at the cut-off). Accuracy is checked against
+//! are one incomplete Beta per distribution at the cut-off), each only on the panels that meet
+//! its support, and the product ∏ F_j kept directly (q_m's integrand is f_m times the product over
+//! F_m, no logarithms). Accuracy is checked against
 //! adaptive quadrature with `statrs`'s exact CDFs and against Monte Carlo (tests); speed by
 //! `cargo bench --bench gomi`.
 
@@ -177,12 +179,32 @@ pub fn q_max(dists: &[Dist]) -> Vec<f64> {
     while cut > g.d.lo && g.d.cdf(cut) > 1e-14 {
         cut = (cut - g.sd).max(g.d.lo);
     }
+    for g in groups.iter().filter(|g| g.count > 1) {
+        // the largest of `count` equal moves is below x with probability F(x)^count
+        let q = (1e-14f64).powf(1.0 / g.count as f64);
+        let a = statrs::function::beta::beta_reg(g.d.alpha, g.d.beta, g.d.lo);
+        let z = g.d.mass();
+        let x = statrs::function::beta::inv_beta_reg(g.d.alpha, g.d.beta, (a + q * z).min(1.0));
+        if x.is_finite() && x > cut && g.d.cdf(x).powi(g.count as i32) <= 1e-13 {
+            cut = x;
+        }
+    }
     let end = groups.iter().map(|g| g.sup.1).fold(cut, f64::max);
     if end <= cut {
         // every distribution is a point below the cut-off: share equally
         return vec![1.0 / dists.len() as f64; dists.len()];
     }
-    let contending: Vec<usize> = (0..groups.len()).filter(|&k| groups[k].sup.1 > cut).collect();
+    // a move's q is at most P(p_m > cut): below 10⁻¹² it does not contend (q = 0)
+    let mut at_cut = vec![0.0; groups.len()];
+    let contending: Vec<usize> = (0..groups.len())
+        .filter(|&k| {
+            if groups[k].sup.1 <= cut {
+                return false;
+            }
+            at_cut[k] = groups[k].d.cdf(cut);
+            1.0 - at_cut[k] > 1e-12
+        })
+        .collect();
     let min_sd = contending.iter().map(|&k| groups[k].sd).fold(f64::INFINITY, f64::min);
     // panels
     let mut bp = vec![cut, end];
@@ -205,10 +227,9 @@ pub fn q_max(dists: &[Dist]) -> Vec<f64> {
     let gap = 0.25 * min_sd;
     let mut cuts = vec![bp[0]];
     for &x in &bp[1..] {
-        if x - cuts[cuts.len() - 1] >= gap.max(1e-12) || x == end {
-            if x - cuts[cuts.len() - 1] > 1e-15 {
-                cuts.push(x);
-            }
+        let last = cuts[cuts.len() - 1];
+        if (x - last >= gap.max(1e-12) || x == end) && x - last > 1e-15 {
+            cuts.push(x);
         }
     }
     if *cuts.last().expect("cuts") < end {
@@ -219,6 +240,14 @@ pub fn q_max(dists: &[Dist]) -> Vec<f64> {
     cuts.dedup_by(|a, b| (*a - *b).abs() < 1e-15);
     let np = cuts.len() - 1;
     let rule = panel();
+    let mut sm = [[0.0f64; NODES]; NODES];
+    let mut wv = [0.0f64; NODES];
+    for (i, row) in sm.iter_mut().enumerate() {
+        wv[i] = rule.w[i];
+        for (k, x) in row.iter_mut().enumerate() {
+            *x = rule.s[i][k];
+        }
+    }
     let nn = np * NODES;
     let mut xs = Vec::with_capacity(nn);
     let mut ws = Vec::with_capacity(nn);
@@ -232,32 +261,48 @@ pub fn q_max(dists: &[Dist]) -> Vec<f64> {
     }
     let lx: Vec<f64> = xs.iter().map(|x| x.ln()).collect();
     let l1: Vec<f64> = xs.iter().map(|x| (1.0 - x).ln()).collect();
-    // per contending group: density and log-CDF at every node
-    let mut dens = vec![vec![0.0; nn]; contending.len()];
-    let mut lncdf = vec![vec![0.0; nn]; contending.len()];
-    let mut total = vec![0.0; nn];
+    // Per contending group, on the panels that meet its support only (below them F is its value
+    // at the cut-off, above them 1, the density taken as 0): the density and the CDF at every
+    // node, kept in one flat array (`off[ci]` where the group's first panel starts). `prod` is
+    // ∏_k F_k^count at every node: the factors inside the supports are multiplied in directly,
+    // those below them summed in logs per panel (`below`) and applied once per panel.
+    let mut span = Vec::with_capacity(contending.len());
+    let mut off = Vec::with_capacity(contending.len() + 1);
+    let mut size = 0usize;
+    for &k in &contending {
+        let g = &groups[k];
+        let p0 = cuts.partition_point(|&c| c <= g.sup.0).saturating_sub(1).min(np);
+        let p1 = cuts.partition_point(|&c| c < g.sup.1).min(np);
+        let p1 = p1.max(p0);
+        span.push((p0, p1));
+        off.push(size);
+        size += (p1 - p0) * NODES;
+    }
+    off.push(size);
+    let mut dens = vec![0.0; size];
+    let mut cdf = vec![0.0; size];
+    let mut prod = vec![1.0; nn];
+    let mut below = vec![0.0; np + 1];
     let mut f = [0.0; NODES];
     for (ci, &k) in contending.iter().enumerate() {
         let g = &groups[k];
         let (a1, b1) = (g.d.alpha - 1.0, g.d.beta - 1.0);
-        let mut fstart = g.d.cdf(cut);
-        for p in 0..np {
+        let c = g.count as i32;
+        let (p0, p1) = span[ci];
+        // panels 0..p0 lie below the support: F = F(cut)
+        if p0 > 0 {
+            below[p0] += c as f64 * at_cut[k].max(1e-300).ln();
+        }
+        let mut fstart = at_cut[k];
+        for p in p0..p1 {
             let (u, v) = (cuts[p], cuts[p + 1]);
-            let base = p * NODES;
-            if v <= g.sup.0 {
-                let l = fstart.max(1e-300).ln();
-                lncdf[ci][base..base + NODES].fill(l);
-                continue;
-            }
-            if u >= g.sup.1 {
-                // above its support: F = 1, f = 0 (ln F = 0 already)
-                continue;
-            }
             let h = 0.5 * (v - u);
-            for i in 0..NODES {
+            let base = p * NODES;
+            let local = off[ci] + (p - p0) * NODES;
+            for (i, fi) in f.iter_mut().enumerate() {
                 let j = base + i;
                 let x = xs[j];
-                f[i] = if x < g.d.lo || x > g.d.hi {
+                *fi = if x < g.d.lo || x > g.d.hi {
                     0.0
                 } else {
                     let t = if a1 == 0.0 { 0.0 } else { a1 * lx[j] } + if b1 == 0.0 { 0.0 } else { b1 * l1[j] };
@@ -266,32 +311,63 @@ pub fn q_max(dists: &[Dist]) -> Vec<f64> {
             }
             for i in 0..NODES {
                 let mut acc = 0.0;
-                for (k2, fk) in f.iter().enumerate() {
-                    acc += rule.s[i][k2] * fk;
+                for k2 in 0..NODES {
+                    acc += sm[i][k2] * f[k2];
                 }
                 let fx = (fstart + h * acc).clamp(0.0, 1.0);
-                dens[ci][base + i] = f[i];
-                lncdf[ci][base + i] = fx.max(1e-300).ln();
+                dens[local + i] = f[i];
+                cdf[local + i] = fx;
+                prod[base + i] *= if c == 1 { fx } else { fx.powi(c) };
             }
             let mut acc = 0.0;
-            for (k2, fk) in f.iter().enumerate() {
-                acc += rule.w[k2] * fk;
+            for k2 in 0..NODES {
+                acc += wv[k2] * f[k2];
             }
             fstart = (fstart + h * acc).clamp(0.0, 1.0);
         }
-        let c = g.count as f64;
-        for j in 0..nn {
-            total[j] += c * lncdf[ci][j];
+    }
+    // below[p] holds the groups whose support starts at panel p; panel p takes those starting later
+    let mut later = 0.0;
+    for p in (0..np).rev() {
+        later += below[p + 1];
+        if later != 0.0 {
+            let m = later.exp();
+            for x in &mut prod[p * NODES..(p + 1) * NODES] {
+                *x *= m;
+            }
         }
     }
     let mut qg = vec![0.0; groups.len()];
     for (ci, &k) in contending.iter().enumerate() {
+        let (p0, p1) = span[ci];
         let mut q = 0.0;
-        for j in 0..nn {
-            let fj = dens[ci][j];
-            if fj > 0.0 && lncdf[ci][j] > -690.0 {
-                q += ws[j] * fj * (total[j] - lncdf[ci][j]).exp();
+        for (l, j) in (p0 * NODES..p1 * NODES).enumerate() {
+            let fj = dens[off[ci] + l];
+            if fj == 0.0 {
+                continue;
             }
+            let fk = cdf[off[ci] + l];
+            let rest = if fk > 0.0 {
+                prod[j] / fk
+            } else {
+                // F_k = 0 here: the product of the others, directly (rare)
+                let mut r = 1.0;
+                for (cj, &kj) in contending.iter().enumerate() {
+                    let c = groups[kj].count as i32 - i32::from(cj == ci);
+                    let (q0, q1) = span[cj];
+                    let p = j / NODES;
+                    let fv = if p < q0 {
+                        at_cut[kj]
+                    } else if p >= q1 {
+                        1.0
+                    } else {
+                        cdf[off[cj] + j - q0 * NODES]
+                    };
+                    r *= fv.powi(c);
+                }
+                r
+            };
+            q += ws[j] * fj * rest;
         }
         qg[k] = q;
     }
@@ -399,9 +475,9 @@ mod tests {
         let q = q_max(&ds);
         let sum: f64 = q.iter().sum();
         assert!((sum - 1.0).abs() < 1e-9, "{sum}");
-        for m in 0..ds.len() {
+        for (m, &qm) in q.iter().enumerate() {
             let r = q_reference(&ds, m);
-            assert!((q[m] - r).abs() < 1e-7, "move {m}: {} vs {r}", q[m]);
+            assert!((qm - r).abs() < 1e-7, "move {m}: {qm} vs {r}");
         }
     }
 

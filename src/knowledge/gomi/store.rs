@@ -1,6 +1,9 @@
 //! Gomi's pattern database in the store (an SQLite file, the same one the ACADEMY may use):
 //! `gomi_entry (chi, formula, n, r)`, `gomi_reach (chi, next, count)`, `gomi_class (chi, name)`,
-//! and the view `gomi_estimate` (each entry with its Beta parameters and posterior mean). Saving
+//! and the view `gomi_estimate` (each entry with its Beta parameters and posterior mean, a Forme_K
+//! pattern's id in part 1's store (`fk_pattern.id`), and a local pattern's 3×3 area in the ACADEMY's notation, seen by the mover: `x` the mover's stones,
+//! the move at the centre, `o` the opponent's, `-` empty, `+` off-board, rows joined by `/`, in
+//! the canonical orientation). Saving
 //! adds what was learned since loading (`n = n + Δn`), in one transaction, so several evaluators
 //! may share a store and a killed one leaves it as it was.
 
@@ -19,8 +22,15 @@ CREATE TABLE IF NOT EXISTS gomi_entry (
 CREATE TABLE IF NOT EXISTS gomi_reach (
     chi INTEGER NOT NULL, next INTEGER NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (chi, next));
 CREATE TABLE IF NOT EXISTS gomi_class (chi INTEGER PRIMARY KEY, name TEXT NOT NULL);
-CREATE VIEW IF NOT EXISTS gomi_estimate AS
+DROP VIEW IF EXISTS gomi_estimate;
+CREATE VIEW gomi_estimate AS
     SELECT e.chi, c.name AS class,
+           CASE WHEN e.chi >= 2305843009213693952 AND e.chi < 4611686018427387904
+                THEN e.chi - 2305843009213693952 END AS forme_k,
+           CASE WHEN e.chi >= 65536 THEN NULL ELSE
+                 substr('-xo+', ((e.chi >> 14) & 3) + 1, 1) || substr('-xo+', ((e.chi >> 12) & 3) + 1, 1) || substr('-xo+', ((e.chi >> 10) & 3) + 1, 1) || '/' ||
+                 substr('-xo+', ((e.chi >> 8) & 3) + 1, 1) || 'x' || substr('-xo+', ((e.chi >> 6) & 3) + 1, 1) || '/' ||
+                 substr('-xo+', ((e.chi >> 4) & 3) + 1, 1) || substr('-xo+', ((e.chi >> 2) & 3) + 1, 1) || substr('-xo+', ((e.chi >> 0) & 3) + 1, 1) END AS area,
            CASE e.formula WHEN 0 THEN 'MoverWins' WHEN 1 THEN 'OwnsPoint' WHEN 2 THEN 'isSeki'
                           WHEN 3 THEN 'BlackWins' ELSE 'BlackOwnsElement' END AS formula,
            e.n, e.r, e.r + 1 AS alpha, e.n + 1 - e.r AS beta,
@@ -40,7 +50,8 @@ pub struct Loaded {
 fn open(path: &str) -> rusqlite::Result<Connection> {
     let c = Connection::open(path)?;
     c.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 600000;")?;
-    c.execute_batch(SCHEMA)?;
+    // in one write transaction: evaluators opening one store at once do not race on the view
+    c.execute_batch(&format!("BEGIN IMMEDIATE; {SCHEMA} COMMIT;"))?;
     Ok(c)
 }
 
@@ -166,6 +177,30 @@ mod tests {
                 .sum::<u64>()
         };
         assert_eq!(total(&d.gomi), total(&a.gomi) + total(&c.gomi));
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn the_estimate_view_spells_local_patterns_and_beta_parameters() {
+        let path = std::env::temp_dir().join(format!("ets-gomi-view-{}.db", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let p = path.to_string_lossy().to_string();
+        let mut a = load(&p, Gomi::new(Settings::default())).unwrap();
+        // cells NW N NE W E SW S SE = own, opponent, empty, off, empty, off, empty, empty:
+        // base-4 digits 1 2 0 3 0 3 0 0 = 1·4⁷ + 2·4⁶ + 3·4⁴ + 3·4² = 16384 + 8192 + 768 + 48
+        let chi: Chi = 16384 + 8192 + 768 + 48;
+        a.gomi.entries.insert((chi, Formula::MoverWins), Counts { n: 8, r: 6 });
+        a.save(&p).unwrap();
+        let c = Connection::open(&p).unwrap();
+        let row: (String, String, i64, i64, f64) = c
+            .query_row(
+                "SELECT area, formula, alpha, beta, mean FROM gomi_estimate WHERE chi = ?1",
+                [chi as i64],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            )
+            .unwrap();
+        // B_{6,8} = Beta(7, 3), mean 7/10
+        assert_eq!(row, ("xo-/+x-/+--".to_string(), "MoverWins".to_string(), 7, 3, 0.7));
         let _ = std::fs::remove_file(&path);
     }
 }

@@ -1,0 +1,90 @@
+//! The cost of Forme_K's two passes (Bouzy & Chaslot 2005, §3.2 and §4.2) on real games, in CPU
+//! time of one thread, without the store: pass 1 (creation at every played move, k = 1..Kmax),
+//! the pruning of patterns created fewer than `MIN` times, then pass 2 (counting at every legal
+//! point of every position) by the cached walk `ets learn` uses and by walking every point afresh
+//! (the peer it is checked against), each reported as ns per tested point and games/s per core.
+//!
+//! ```sh
+//! cargo run --release --example forme_k_passes -- ../shared/data/games/tom-9d 200 15 2
+//! ```
+//! (arguments: a directory or SGF file, how many games, Kmax, MIN).
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use ets::knowledge::{corpus, forme_k::Tree, learn::*};
+
+/// CPU seconds of this thread.
+fn cpu() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let num = |i: usize, default: u64| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(default);
+    let Some(dir) = args.first() else {
+        eprintln!("usage: forme_k_passes DIR|FILE [GAMES=200] [KMAX=15] [MIN=2]");
+        return ExitCode::from(2);
+    };
+    let (n, kmax, min) = (num(1, 200) as usize, num(2, 15) as usize, num(3, 2));
+    let mut games = Vec::new();
+    for f in corpus::sgf_files(&[dir.into()]) {
+        games.extend(corpus::read_file(&f).0);
+        if games.len() >= n {
+            break;
+        }
+    }
+    games.truncate(n);
+    if games.is_empty() {
+        eprintln!("no game in {dir}");
+        return ExitCode::from(1);
+    }
+    let (c0, t) = (cpu(), Instant::now());
+    let mut tree = Tree::new();
+    let mut created = vec![0u64; 1];
+    for g in &games {
+        for f in create_game(&g.replay, kmax) {
+            let ids = tree.create(&f);
+            created.resize(tree.len(), 0);
+            for id in ids {
+                created[id as usize] += 1;
+            }
+        }
+    }
+    let c1 = cpu() - c0;
+    println!(
+        "pass 1: {} games, {} patterns, {:.2} CPU-s ({:.0} games/s per core; wall {:.2}s)",
+        games.len(),
+        tree.len() - 1,
+        c1,
+        games.len() as f64 / c1,
+        t.elapsed().as_secs_f64()
+    );
+    tree.retain(|id| created[id as usize] >= min);
+    println!("created at least {min} times: {} patterns", tree.len() - 1);
+    // Cached, afresh, cached again (the second cached run shows the noise of the machine).
+    for (label, fresh) in [("cached", false), ("afresh", true), ("cached", false)] {
+        let c0 = cpu();
+        let mut e = vec![0; tree.len()];
+        let mut p = vec![0; tree.len()];
+        let mut tests = 0;
+        for g in &games {
+            let c = if fresh {
+                count_game_fresh(&tree, &g.replay, kmax, &mut e, &mut p)
+            } else {
+                count_game(&tree, &g.replay, kmax, &mut e, &mut p)
+            };
+            tests += c.tests;
+        }
+        let dt = cpu() - c0;
+        println!(
+            "pass 2 ({label}): {tests} tested points, {dt:.2} CPU-s = {:.0} ns per point, {:.1} games/s per core",
+            dt * 1e9 / tests as f64,
+            games.len() as f64 / dt
+        );
+    }
+    ExitCode::SUCCESS
+}

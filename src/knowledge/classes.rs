@@ -1,0 +1,292 @@
+//! The ETS class features of a candidate move (issue 18 item 4; thesis §5.3.2.2, "moves proposed
+//! by the class generating systems"): which level-1 and level-2 elements of the position's
+//! classification the move would extend, merge, save, put in atari, capture, fill or touch.
+//!
+//! The classes come from the engine: every position of a game is classified by
+//! [`classify_game`] (the timeline) over the embedded Go setting (`grammars/go/`), and the elements alive at a
+//! position, with their vertices, are read here. A class is named relative to the player to move:
+//! a class whose name begins with the mover's colour (`black_…` for Black) reads `own …`, the
+//! other colour `opp …`, both colours (`black_white_…`) `mixed …`, none `any …`. What the move
+//! does to an element is read from where the candidate stands and from the referee's liberties
+//! (principle 7: captures and ataris are rule facts; which elements exist is the engine's):
+//!
+//! - `fills`: the candidate is an (empty) vertex of the element — the gap of a jump, an eye;
+//! - an element with a stone beside the candidate, the mover's: `saves` when one of those stones'
+//!   blocks is in atari, else `merges` when the candidate touches another element of the same
+//!   level (stone sets disjoint) too, else `extends`;
+//! - the opponent's (or mixed): `captures` when a block of those stones has one liberty,
+//!   `ataris` when it has two, else `touches`;
+//! - `creates`: the candidate touches no stone of any level-1 element of the mover's (a new
+//!   one-stone element).
+//!
+//! A feature is the verb, the level and the relative class name, e.g. `extends L1 own
+//! two_stone_block`; its key is a stable hash of that text (names, not class ids, so that a
+//! model stays readable when the setting grows).
+
+use std::sync::{Mutex, OnceLock};
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
+
+use super::position::{Analysis, Position};
+use crate::ets::Setting;
+use crate::go::board::{Cell, Color, Point};
+use crate::go::classify::{GoTimeline, classify_game, embedded_setting};
+use crate::go::game::Replay;
+use crate::go::record::RecordOptions;
+
+/// Class feature keys of one candidate.
+pub type ClassKeys = SmallVec<[u32; 8]>;
+
+/// The embedded Go setting, loaded once.
+pub fn setting() -> &'static Setting {
+    static S: OnceLock<Setting> = OnceLock::new();
+    S.get_or_init(|| {
+        embedded_setting()
+            .1
+            .unwrap_or_else(|_| panic!("the embedded Go setting is checked by the test suite"))
+    })
+}
+
+/// Readable names of the keys met so far (and read back from stores).
+fn labels() -> &'static Mutex<FxHashMap<u32, String>> {
+    static L: OnceLock<Mutex<FxHashMap<u32, String>>> = OnceLock::new();
+    L.get_or_init(Default::default)
+}
+
+/// FNV-1a over a label: the key of a class feature.
+pub fn key_of(label: &str) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in label.bytes() {
+        h ^= b as u32;
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    h
+}
+
+/// Registers a label and returns its key.
+pub fn register(label: &str) -> u32 {
+    let k = key_of(label);
+    labels()
+        .lock()
+        .expect("no panics while holding the labels")
+        .entry(k)
+        .or_insert_with(|| label.to_string());
+    k
+}
+
+/// The label of a key (`None`: never met in this process).
+pub fn label(key: u32) -> Option<String> {
+    labels()
+        .lock()
+        .expect("no panics while holding the labels")
+        .get(&key)
+        .cloned()
+}
+
+/// An element alive at a position: its level, relative class name per mover colour and vertices.
+struct Alive {
+    level: u32,
+    /// Class name relative to Black moving and to White moving.
+    rel: [String; 2],
+    /// Role per mover (0 own, 1 opp, 2 mixed, 3 any).
+    role: [u8; 2],
+    vertices: Vec<Point>,
+}
+
+fn relative(name: &str) -> ([String; 2], [u8; 2]) {
+    if let Some(rest) = name.strip_prefix("black_white_") {
+        let s = format!("mixed {rest}");
+        return ([s.clone(), s], [2, 2]);
+    }
+    if let Some(rest) = name.strip_prefix("black_") {
+        return ([format!("own {rest}"), format!("opp {rest}")], [0, 1]);
+    }
+    if let Some(rest) = name.strip_prefix("white_") {
+        return ([format!("opp {rest}"), format!("own {rest}")], [1, 0]);
+    }
+    let s = format!("any {name}");
+    ([s.clone(), s], [3, 3])
+}
+
+/// The classification of a game, position by position, as the class features read it.
+pub struct GameClasses {
+    timeline: GoTimeline,
+    /// Per level 1..=2, per element/instance: its relative names and roles.
+    names: Vec<Vec<([String; 2], [u8; 2])>>,
+}
+
+impl GameClasses {
+    /// Classifies every position of a replayed game (levels 0–2).
+    pub fn new(replay: &Replay) -> Result<GameClasses, String> {
+        let st = setting();
+        let mut last = vec![None];
+        last.extend(replay.moves.iter().map(|m| m.point));
+        let timeline = classify_game(
+            std::sync::Arc::new(st.clone()),
+            &replay.positions,
+            &last,
+            RecordOptions::default(),
+            Some(2),
+        )
+        .map_err(|e| e.to_string())?;
+        let names = timeline.timeline().levels()[1..]
+            .iter()
+            .map(|lv| {
+                lv.elements()
+                    .iter()
+                    .map(|e| relative(&st.class(e.class()).name))
+                    .collect()
+            })
+            .collect();
+        Ok(GameClasses { timeline, names })
+    }
+
+    /// The elements of levels 1 and 2 alive at position `k` (the board after `k` moves), indexed
+    /// by vertex.
+    pub fn at(&self, k: usize) -> PositionClasses {
+        let mut alive = Vec::new();
+        let mut by_point: FxHashMap<Point, SmallVec<[u32; 6]>> = FxHashMap::default();
+        for level in 1..self.timeline.timeline().levels().len() {
+            for e in self.timeline.present(level as u32, k as u32, false) {
+                let vertices = self.timeline.vertices(level as u32, e, k as u32);
+                let (rel, role) = self.names[level - 1][e as usize].clone();
+                let id = alive.len() as u32;
+                for &v in &vertices {
+                    by_point.entry(v).or_default().push(id);
+                }
+                alive.push(Alive {
+                    level: level as u32,
+                    rel,
+                    role,
+                    vertices,
+                });
+            }
+        }
+        PositionClasses { alive, by_point }
+    }
+}
+
+/// The elements alive at one position, indexed by vertex.
+pub struct PositionClasses {
+    alive: Vec<Alive>,
+    by_point: FxHashMap<Point, SmallVec<[u32; 6]>>,
+}
+
+impl PositionClasses {
+    /// The class feature keys of the mover's move at the empty point `p`.
+    pub fn keys(&self, pos: &Position<'_>, an: &Analysis, p: Point) -> ClassKeys {
+        let b = pos.board;
+        let side = (pos.mover == Color::White) as usize;
+        let mut out = ClassKeys::new();
+        let mut seen: FxHashSet<(u32, &'static str)> = FxHashSet::default();
+        let mut emit = |verb: &'static str, e: u32, out: &mut ClassKeys| {
+            if seen.insert((e, verb)) {
+                let a = &self.alive[e as usize];
+                let k = register(&format!("{verb} L{} {}", a.level, a.rel[side]));
+                if !out.contains(&k) {
+                    out.push(k);
+                }
+            }
+        };
+        if let Some(es) = self.by_point.get(&p) {
+            for &e in es {
+                emit("fills", e, &mut out);
+            }
+        }
+        // Elements with a stone beside p, and the least liberties of those stones' blocks.
+        let mut touched: SmallVec<[(u32, u16); 12]> = SmallVec::new();
+        for n in b.neighbours(p) {
+            let Cell::Stone(_) = b.get(n) else { continue };
+            let libs = an.block_at(n).map_or(u16::MAX, |k| an.liberties(k));
+            for &e in self.by_point.get(&n).map(|v| v.as_slice()).unwrap_or(&[]) {
+                match touched.iter_mut().find(|t| t.0 == e) {
+                    Some(t) => t.1 = t.1.min(libs),
+                    None => touched.push((e, libs)),
+                }
+            }
+        }
+        let mut own_level1 = false;
+        for &(e, libs) in &touched {
+            let a = &self.alive[e as usize];
+            let own = a.role[side] == 0;
+            if own && a.level == 1 {
+                own_level1 = true;
+            }
+            let verb = if own {
+                if libs == 1 {
+                    "saves"
+                } else if touched.iter().any(|&(f, _)| {
+                    let c = &self.alive[f as usize];
+                    f != e && c.level == a.level && c.role[side] == 0 && disjoint_stones(b, &a.vertices, &c.vertices)
+                }) {
+                    "merges"
+                } else {
+                    "extends"
+                }
+            } else if libs == 1 {
+                "captures"
+            } else if libs == 2 {
+                "ataris"
+            } else {
+                "touches"
+            };
+            emit(verb, e, &mut out);
+        }
+        if !own_level1 {
+            let k = register("creates L1 own element");
+            if !out.contains(&k) {
+                out.push(k);
+            }
+        }
+        out
+    }
+}
+
+/// Whether two elements share no stone.
+fn disjoint_stones(b: &crate::go::board::Board, x: &[Point], y: &[Point]) -> bool {
+    !x.iter().any(|p| matches!(b.get(*p), Cell::Stone(_)) && y.contains(p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::go::sgf::Sgf;
+    use crate::knowledge::position::positions;
+
+    #[test]
+    fn relative_names_follow_the_mover() {
+        let (r, role) = relative("black_two_stone_block");
+        assert_eq!(
+            r,
+            ["own two_stone_block".to_string(), "opp two_stone_block".to_string()]
+        );
+        assert_eq!(role, [0, 1]);
+        assert_eq!(relative("white_group").0[1], "own group");
+        assert_eq!(relative("black_white_knights_jump").1, [2, 2]);
+        assert_eq!(relative("block_interface").0[0], "any block_interface");
+    }
+
+    /// On a real game: a move beside the mover's own one-stone block extends it, the capture of
+    /// a stone in atari reads `captures`, and the keys name classes of the setting.
+    #[test]
+    fn class_features_read_the_classification_of_real_positions() {
+        let text = "(;GM[1]SZ[9];B[ee];W[ef];B[fe];W[ff];B[de];W[df];B[ce];W[cf];B[ge];W[gf];B[be];W[bf];B[he];W[hf])";
+        let replay = Replay::from_sgf(&Sgf::parse(text).expect("parses"), 0, &[]).expect("replays");
+        let gc = GameClasses::new(&replay).expect("classifies");
+        let ps = positions(&replay);
+        // Black's second move (move 3, F5 beside E5): extends a one-stone block of its own.
+        let pos = &ps[2];
+        let an = Analysis::new(pos.board);
+        let pc = gc.at(pos.number);
+        let keys = pc.keys(pos, &an, pos.played);
+        let names: Vec<String> = keys.iter().filter_map(|&k| label(k)).collect();
+        assert!(names.iter().any(|n| n == "extends L1 own one_stone_block"), "{names:?}");
+        assert!(!names.iter().any(|n| n.starts_with("creates")), "{names:?}");
+        // A point far from every stone creates a new element and touches nothing.
+        let far = Point { col: 0, row: 8 };
+        let names: Vec<String> = pc.keys(pos, &an, far).iter().filter_map(|&k| label(k)).collect();
+        assert!(names.iter().any(|n| n == "creates L1 own element"), "{names:?}");
+        assert!(!names.iter().any(|n| n.starts_with("extends")), "{names:?}");
+    }
+}
