@@ -326,8 +326,12 @@ proptest! {
         let stony = |b: &Board, m: &dyn Fn(Point) -> Point| {
             let b = b.clone();
             let stones: BTreeSet<Point> = b.points().filter(|&p| b.get(p) != Cell::Empty).map(m).collect();
+            // (an enclosed space reaches the edge, and territory holds it: the edges are not translated)
             move |g: BTreeMap<(String, Vec<Point>), usize>| -> BTreeMap<(String, Vec<Point>), usize> {
-                g.into_iter().filter(|((_, v), _)| v.iter().any(|p| stones.contains(p))).collect()
+                g.into_iter()
+                    .filter(|((_, v), _)| v.iter().any(|p| stones.contains(p)))
+                    .filter(|((c, _), _)| !c.ends_with("enclosed_space") && !c.ends_with("territory"))
+                    .collect()
             }
         };
         let (ba, bt) = (board(size, 6, 6, &stones), board(size, 6 + dx, 6 + dy, &stones));
@@ -336,10 +340,9 @@ proptest! {
             prop_assert_eq!(stony(&ba, &id)(nodes(&a, &id)), stony(&bt, &back)(nodes(&t, &back)), "translation, level {}", level);
             let ga = graph(setting(), &a, level, &rot, &same).0;
             let gr = graph(setting(), &r, level, &id, &same).0;
-            // as the thesis writes them, the long knight's jump and the §4.7.2 shapes are not closed under rotation
-            // (docs/semantics.md)
+            // as the thesis writes them, the §4.7.2 shapes are not closed under rotation (docs/semantics.md)
             let strip = |g: BTreeMap<(String, Vec<Point>), usize>| -> BTreeMap<(String, Vec<Point>), usize> {
-                g.into_iter().filter(|((c, _), _)| !c.contains("long_knights") && c != "thesis_shapes").collect()
+                g.into_iter().filter(|((c, _), _)| c != "thesis_shapes").collect()
             };
             prop_assert_eq!(strip(ga), strip(gr), "rotation {}, level {}", turn, level);
         }

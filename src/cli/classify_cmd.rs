@@ -119,17 +119,22 @@ pub fn run(a: ClassifyArgs) -> miette::Result<ExitCode> {
         a.level,
     )
     .map_err(|e| miette::miette!("{name}: {e}"))?;
-    let print_json = |v: &dyn erased::Json| println!("{}", v.pretty(&warnings));
     if a.timeline {
         match a.format {
-            Format::Json => print_json(&g.timeline_json(a.forming)),
+            Format::Json => println!(
+                "{}",
+                super::input::json_with_warnings(&g.timeline_json(a.forming), &warnings)
+            ),
             Format::Text => print_timeline(&g, &name, a.forming),
         }
         return Ok(ExitCode::SUCCESS);
     }
     let t = n as u32;
     match a.format {
-        Format::Json => print_json(&g.position_json(t, a.all, a.forming)),
+        Format::Json => println!(
+            "{}",
+            super::input::json_with_warnings(&g.position_json(t, a.all, a.forming), &warnings)
+        ),
         Format::Text => {
             let st = g.setting();
             let c = g.classification_at(t, a.forming);
@@ -193,16 +198,4 @@ pub fn run(a: ClassifyArgs) -> miette::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Printing any of the library's JSON views.
-mod erased {
-    pub trait Json {
-        fn pretty(&self, warnings: &[crate::cli::input::Warn]) -> String;
-    }
-    impl<T: serde::Serialize> Json for T {
-        fn pretty(&self, warnings: &[crate::cli::input::Warn]) -> String {
-            crate::cli::input::json_with_warnings(self, warnings)
-        }
-    }
 }

@@ -21,7 +21,7 @@ use ets::dot::view::{Layout, LevelView, place_anchored, place_clustered, placed_
 use ets::dot::{Format, StructPicture, have_dot, render, struct_graph, to_dot};
 use ets::ets::{Setting, json, recognize_all};
 use ets::go::board::Point;
-use ets::go::classify::{Classification, classify, load};
+use ets::go::classify::{Classification, classify_game, load};
 use ets::go::record::Place;
 
 use super::go_cmds::{GameSel, RecordArgs, last_moves};
@@ -491,14 +491,15 @@ fn run_game(a: &DotArgs, p: &Progress) -> R<ExitCode> {
         None => None,
     };
     p.phase(format!("classifying {n} moves, levels 0–{level}"));
-    let c = classify(
-        &st,
+    let c = classify_game(
+        std::sync::Arc::new(st.clone()),
         &replay.positions[..=n],
         &last_moves(&replay, n),
         a.rec.options(),
         Some(level),
     )
-    .map_err(|e| miette::miette!("{e}"))?;
+    .map_err(|e| miette::miette!("{e}"))?
+    .classification_at(n as u32, false);
     let levels = GameLevel::from_classification(&c);
     let name = file
         .file_name()

@@ -253,6 +253,8 @@ pub enum ClassItemKind {
     Schedule(Sched),
     /// `overlaps Con_2, Con_3;`
     Overlaps(Vec<Name>),
+    /// `ends C, T;` — the sets whose application ends an element.
+    Ends(Vec<Name>),
 }
 
 /// A set member.

@@ -769,6 +769,9 @@ impl Compiler {
         let mut inherited: Option<Schedule> = None;
         let mut schedule: Option<(&Sched, Span)> = None;
         let mut overlaps: Vec<ConstraintId> = Vec::new();
+        // ending sets by name (resolved once every set is known), and those included, by index
+        let mut ends: Vec<&Name> = Vec::new();
+        let mut ends_at: Vec<usize> = Vec::new();
         for it in &c.items {
             match &it.kind {
                 ClassItemKind::Include(n) => {
@@ -822,6 +825,7 @@ impl Compiler {
                         inherited = Some(shift(&other.schedule, offset));
                     }
                     overlaps.extend(other.overlaps.iter().copied());
+                    ends_at.extend(other.ends.iter().map(|&s| s + offset));
                 }
                 ClassItemKind::Set { name, members } => {
                     if let Some((_, first)) = sets.iter().find(|(x, _)| x.name == name.text) {
@@ -887,6 +891,7 @@ impl Compiler {
                         schedule = Some((s, it.span));
                     }
                 }
+                ClassItemKind::Ends(ns) => ends.extend(ns.iter()),
                 ClassItemKind::Overlaps(ns) => {
                     for n in ns {
                         match self.class_constraint(st, c, n, "records") {
@@ -900,6 +905,18 @@ impl Compiler {
         // The schedule names sets by name; it is resolved once every set is in place (sets
         // declared and included after it included).
         let names: Vec<String> = sets.iter().map(|(s, _)| s.name.clone()).collect();
+        for n in ends {
+            match names.iter().position(|s| *s == n.text) {
+                Some(i) => ends_at.push(i),
+                None => self.diags.push(DslError::new(
+                    ErrorKind::Unknown {
+                        what: "set",
+                        name: n.text.clone(),
+                    },
+                    n.span,
+                )),
+            }
+        }
         let clean = !dependency_failed && !self.diags.list[before..].iter().any(|(e, _)| e.is_error());
         let resolved = match schedule {
             Some(_) if include_failed => None,
@@ -944,6 +961,9 @@ impl Compiler {
             }
         };
         if let Err(e) = st.set_overlaps(id, overlaps) {
+            self.diags.push(setting_error(e, c.name.span));
+        }
+        if let Err(e) = st.set_ends(id, ends_at) {
             self.diags.push(setting_error(e, c.name.span));
         }
         for d in check::class_contexts(st, id, &|set, k| set_member_span(c, set, k)) {
@@ -1682,7 +1702,7 @@ fn subst_class(c: &mut ClassDecl, sub: &Subst, diags: &mut Diags) -> bool {
                 }
             }
             ClassItemKind::Schedule(s) => ok &= subst_sched(s, sub, diags),
-            ClassItemKind::Overlaps(v) => {
+            ClassItemKind::Overlaps(v) | ClassItemKind::Ends(v) => {
                 for n in v.iter_mut() {
                     ok &= subst_name(n, sub, diags);
                 }

@@ -121,6 +121,7 @@ const KEYWORDS: &[&str] = &[
     "set",
     "schedule",
     "overlaps",
+    "ends",
     "null",
 ];
 
@@ -817,8 +818,10 @@ impl<'a> Parser<'a> {
             self.p_schedule()?
         } else if self.at_keyword("overlaps") {
             self.p_overlaps()?
+        } else if self.at_keyword("ends") {
+            self.p_ends()?
         } else {
-            return Err(self.err("`include`, `set`, `schedule`, `overlaps` or `}`"));
+            return Err(self.err("`include`, `set`, `schedule`, `overlaps`, `ends` or `}`"));
         };
         let span = self.span(start);
         let note = self.eol_note();
@@ -872,6 +875,13 @@ impl<'a> Parser<'a> {
         let v = self.names()?;
         self.expect(";")?;
         Ok(ClassItemKind::Overlaps(v))
+    }
+
+    fn p_ends(&mut self) -> PResult<ClassItemKind> {
+        self.expect("ends")?;
+        let v = self.names()?;
+        self.expect(";")?;
+        Ok(ClassItemKind::Ends(v))
     }
 
     fn p_schedule(&mut self) -> PResult<ClassItemKind> {

@@ -278,6 +278,7 @@ fn item_text(out: &mut String, k: &ItemKind) {
                     }
                     ClassItemKind::Schedule(s) => format!("schedule {};", sched(s, 0)),
                     ClassItemKind::Overlaps(v) => format!("overlaps {};", names(v)),
+                    ClassItemKind::Ends(v) => format!("ends {};", names(v)),
                 };
                 line_from(out, 4, &text, head);
                 note(out, start, &it.note);

@@ -153,6 +153,10 @@ pub fn generate<W: Workspace>(
         }
         apps.push(app);
         states = nfa.step(&states, s);
+        if cls.ends_with(s) {
+            // the generating system has terminated (`Class::ends`)
+            break;
+        }
     }
     if apps.is_empty() {
         return Err(format!("no constraint of class `{}` could be applied", cls.name));

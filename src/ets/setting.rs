@@ -69,6 +69,11 @@ pub struct Class {
     /// step constraint that includes such a pattern applies it too (its struct is assembled with
     /// the same primitives), so the element overlaps on it (`docs/semantics.md`).
     pub overlaps: Vec<ConstraintId>,
+    /// The sets whose application *ends* an element (§4.6.2, Def. 1: "the class generating system"
+    /// may "terminate"): a derivation that takes a step of one of them has terminated, and what it
+    /// built is not an element of the observed struct (`docs/semantics.md`). Indices into `sets`,
+    /// ascending.
+    pub ends: Vec<usize>,
     nfa: Nfa,
     dfa: Dfa,
 }
@@ -81,6 +86,10 @@ impl Class {
     /// The compiled schedule, deterministic and minimal.
     pub fn dfa(&self) -> &Dfa {
         &self.dfa
+    }
+    /// Whether applying set `s` ends an element (see [`Class::ends`]).
+    pub fn ends_with(&self, s: usize) -> bool {
+        self.ends.binary_search(&s).is_ok()
     }
     /// Every constraint any set of the class names, ascending and distinct.
     pub fn constraints(&self) -> Vec<ConstraintId> {
@@ -388,6 +397,7 @@ impl Setting {
             sets,
             schedule,
             overlaps: Vec::new(),
+            ends: Vec::new(),
             dfa: Dfa::from_nfa(&nfa),
             nfa,
         });
@@ -414,6 +424,19 @@ impl Setting {
             }
         }
         self.classes[class.0 as usize].overlaps = overlaps;
+        Ok(())
+    }
+
+    /// Sets the sets (indices into the class's `sets`) whose application ends an element (see
+    /// [`Class::ends`]).
+    pub fn set_ends(&mut self, class: ClassId, mut ends: Vec<usize>) -> Result<(), SettingError> {
+        let cls = self.class(class);
+        if let Some(bad) = ends.iter().find(|&&s| s >= cls.sets.len()) {
+            return Err(SettingError::Unknown(format!("set #{bad} of `{}`", cls.name)));
+        }
+        ends.sort_unstable();
+        ends.dedup();
+        self.classes[class.0 as usize].ends = ends;
         Ok(())
     }
 

@@ -3,7 +3,7 @@
 //! classification the move would extend, merge, save, put in atari, capture, fill or touch.
 //!
 //! The classes come from the engine: every position of a game is classified by
-//! [`classify_game`] over the embedded Go setting (`grammars/go/`), and the elements alive at a
+//! [`classify_game`] (the timeline) over the embedded Go setting (`grammars/go/`), and the elements alive at a
 //! position, with their vertices, are read here. A class is named relative to the player to move:
 //! a class whose name begins with the mover's colour (`black_…` for Black) reads `own …`, the
 //! other colour `opp …`, both colours (`black_white_…`) `mixed …`, none `any …`. What the move
@@ -111,16 +111,18 @@ fn relative(name: &str) -> ([String; 2], [u8; 2]) {
 
 /// The classification of a game, position by position, as the class features read it.
 pub struct GameClasses {
-    game: GoTimeline,
+    timeline: GoTimeline,
+    /// Per level 1..=2, per element/instance: its relative names and roles.
+    names: Vec<Vec<([String; 2], [u8; 2])>>,
 }
 
 impl GameClasses {
-    /// Classifies every position of a replayed game (levels 0–2) through the engine's timeline.
+    /// Classifies every position of a replayed game (levels 0–2).
     pub fn new(replay: &Replay) -> Result<GameClasses, String> {
         let st = setting();
         let mut last = vec![None];
         last.extend(replay.moves.iter().map(|m| m.point));
-        let game = classify_game(
+        let timeline = classify_game(
             std::sync::Arc::new(st.clone()),
             &replay.positions,
             &last,
@@ -128,27 +130,33 @@ impl GameClasses {
             Some(2),
         )
         .map_err(|e| e.to_string())?;
-        Ok(GameClasses { game })
+        let names = timeline.timeline().levels()[1..]
+            .iter()
+            .map(|lv| {
+                lv.elements()
+                    .iter()
+                    .map(|e| relative(&st.class(e.class()).name))
+                    .collect()
+            })
+            .collect();
+        Ok(GameClasses { timeline, names })
     }
 
-    /// The elements of levels 1 and 2 present at position `k` (the board after `k` moves),
-    /// indexed by vertex.
+    /// The elements of levels 1 and 2 alive at position `k` (the board after `k` moves), indexed
+    /// by vertex.
     pub fn at(&self, k: usize) -> PositionClasses {
-        let st = setting();
         let mut alive = Vec::new();
         let mut by_point: FxHashMap<Point, SmallVec<[u32; 6]>> = FxHashMap::default();
-        let t = k as u32;
-        for level in 1..=2u32 {
-            let lv = self.game.timeline().level(level);
-            for e in self.game.present(level, t, false) {
-                let vertices = self.game.vertices(level, e, t);
-                let (rel, role) = relative(&st.class(lv.element(e).class()).name);
+        for level in 1..self.timeline.timeline().levels().len() {
+            for e in self.timeline.present(level as u32, k as u32, false) {
+                let vertices = self.timeline.vertices(level as u32, e, k as u32);
+                let (rel, role) = self.names[level - 1][e as usize].clone();
                 let id = alive.len() as u32;
                 for &v in &vertices {
                     by_point.entry(v).or_default().push(id);
                 }
                 alive.push(Alive {
-                    level,
+                    level: level as u32,
                     rel,
                     role,
                     vertices,

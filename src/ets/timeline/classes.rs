@@ -35,6 +35,8 @@ pub(crate) struct ClassRt {
     pub start_sets: Vec<SmallVec<[u8; 2]>>,
     /// Per local constraint: whether the class records it.
     pub recorded: Vec<bool>,
+    /// Per set of the class: whether a step through it ends the element (`Class::ends`).
+    pub ends: Vec<bool>,
 }
 
 impl ClassRt {
@@ -91,6 +93,10 @@ impl ClassRt {
         }
         let mut start_sets = vec![SmallVec::new(); nl];
         for &(s, _) in &trans[dfa.start() as usize] {
+            // A start through a set that ends the element starts nothing.
+            if cls.ends_with(s as usize) {
+                continue;
+            }
             for c in &cls.sets[s as usize].constraints {
                 let v: &mut SmallVec<[u8; 2]> = &mut start_sets[local[c] as usize];
                 if !v.contains(&s) {
@@ -113,6 +119,7 @@ impl ClassRt {
             usable_later,
             start_sets,
             recorded,
+            ends: (0..cls.sets.len()).map(|s| cls.ends_with(s)).collect(),
         }
     }
 
@@ -120,6 +127,16 @@ impl ClassRt {
     #[inline]
     pub fn local_of(&self, c: ConstraintId) -> Option<usize> {
         self.local.get(&c).map(|&l| l as usize)
+    }
+
+    /// The loop step of `state` through local constraint `l`, if any: a set leading back to
+    /// `state` that does not end the element.
+    #[inline]
+    pub fn loop_set(&self, state: u32, l: usize) -> Option<u8> {
+        self.moves[state as usize][l]
+            .iter()
+            .find(|&&(s, to)| to == state && !self.ends[s as usize])
+            .map(|&(s, _)| s)
     }
 }
 

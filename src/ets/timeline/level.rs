@@ -39,7 +39,9 @@ pub enum EndKind {
     Living,
     /// Level 0: it can no longer grow (no primitive of it has an open terminal site).
     Closed,
-    /// Its generating system terminated (a step into a state no set leaves, once complete).
+    /// Its generating system terminated: a step into a state no set leaves, once complete, or a
+    /// step through a set its class `ends` with (a one-stone block when a second stone joins, a
+    /// block when it is captured).
     Terminated,
     /// Level n ≥ 1: what of it is present no longer forms an element of its class.
     Vanished,
@@ -495,7 +497,7 @@ impl Level {
             return;
         };
         let mv = &cr.moves[el.state as usize][l];
-        if let Some(&(s, _)) = mv.iter().find(|&&(_, to)| to == el.state) {
+        if let Some(s) = cr.loop_set(el.state, l) {
             self.apply(cx, e, m, s);
             return;
         }
@@ -635,6 +637,7 @@ impl Level {
             let pend: Vec<MatchId> = self.elems[e as usize].pending.clone();
             let mut looped = false;
             let mut options: SmallVec<[(MatchId, u8, u32); 4]> = SmallVec::new();
+            let mut ending: Option<(MatchId, u8)> = None;
             let mut contained: SmallVec<[MatchId; 4]> = SmallVec::new();
             for &m in &pend {
                 if self.store.held_by(m, e) {
@@ -644,18 +647,21 @@ impl Level {
                 let Some(l) = cr.local_of(self.store.constraint(m)) else {
                     continue;
                 };
-                let mv = &cr.moves[state as usize][l];
-                if let Some(&(s, _)) = mv.iter().find(|&&(_, to)| to == state) {
+                if let Some(s) = cr.loop_set(state, l) {
                     self.apply(cx, e, m, s);
                     looped = true;
                     continue;
                 }
-                if let Some(&(s, to)) = mv.first() {
+                let mv = &cr.moves[state as usize][l];
+                if !mv.is_empty() {
                     if self.store.nodes(m).iter().any(|&x| !self.holds(e, x)) {
                         for &(s2, to2) in mv.iter() {
-                            options.push((m, s2, to2));
+                            if cr.ends[s2 as usize] {
+                                ending = ending.or(Some((m, s2)));
+                            } else {
+                                options.push((m, s2, to2));
+                            }
                         }
-                        let _ = (s, to);
                     } else {
                         contained.push(m);
                     }
@@ -663,6 +669,13 @@ impl Level {
             }
             if looped {
                 continue;
+            }
+            if options.is_empty()
+                && let Some((m, s)) = ending
+            {
+                // Only steps that end the element are left: its generating system terminates.
+                self.terminate(cx, e, m, s);
+                return;
             }
             if options.is_empty() {
                 for m in contained {
@@ -759,6 +772,24 @@ impl Level {
         }
     }
 
+    /// Element `e` takes a step through `set`, one its class `ends` with, applying `m`: its
+    /// generating system has terminated, and it is no longer present from this step on. An
+    /// element begun at this step (a start or a fork) was never an element of the struct
+    /// (`docs/semantics.md`): it is dropped as stillborn.
+    fn terminate(&mut self, cx: &mut StepCtx, e: ElementId, m: MatchId, set: u8) {
+        self.touch(cx, e);
+        self.apply(cx, e, m, set);
+        let el = &mut self.elems[e as usize];
+        el.ended = cx.t;
+        el.end_kind = EndKind::Terminated;
+        el.pending.clear();
+        if el.created == cx.t {
+            el.stillborn = true;
+        } else {
+            self.delta.ended.push(e);
+        }
+    }
+
     /// A new element, copy of `e` (a fork): same history, same nodes and applications.
     fn copy_element(&mut self, cx: &mut StepCtx, e: ElementId) -> ElementId {
         let f = self.elems.len() as ElementId;
@@ -833,12 +864,14 @@ impl Level {
         e
     }
 
-    /// Whether a living element of class `cls` holds `m`.
-    fn covered(&self, m: MatchId, cls: u16) -> bool {
-        self.store
-            .holders(m)
-            .iter()
-            .any(|&e| self.alive(e) && self.elems[e as usize].cls == cls)
+    /// Whether a living element of class `cls` holds `m`, or one whose generating system
+    /// terminated at step `t` through a set its class ends with (what it applied starts nothing
+    /// else at that step).
+    fn covered(&self, m: MatchId, cls: u16, t: u32) -> bool {
+        self.store.holders(m).iter().any(|&e| {
+            let el = &self.elems[e as usize];
+            el.cls == cls && (self.alive(e) || el.end_kind == EndKind::Terminated && el.ended == t)
+        })
     }
 
     /// Runs the derivations of one step over this step's matches `first_new..`: existing elements
@@ -881,7 +914,7 @@ impl Level {
             });
         }
         for (_, s, _, m, k) in starts {
-            if self.covered(m, k) {
+            if self.covered(m, k, cx.t) {
                 continue;
             }
             let e = self.start(cx, k, m, s);
