@@ -40,8 +40,8 @@ pub enum EndKind {
     /// Level 0: it can no longer grow (no primitive of it has an open terminal site).
     Closed,
     /// Its generating system terminated: a step into a state no set leaves, once complete, or a
-    /// step through a set its class `ends` with (a one-stone block when a second stone joins, a
-    /// block when it is captured).
+    /// step through a set its class `ends` with (say, a one-element class ended when a second
+    /// element joins it, or an element ended by a removal).
     Terminated,
     /// Level n ≥ 1: what of it is present no longer forms an element of its class.
     Vanished,
