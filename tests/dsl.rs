@@ -201,3 +201,40 @@ fn cli_check_generate_recognize_and_fmt_on_the_bank_example() {
     let out = run(&["generate", "--setting", "examples/bank/bank.ets", "--class", "nope"]);
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// Every class-language file the repository ships (the Go setting in `grammars/go/`, the worked
+/// domains in `examples/`) is in the form `ets fmt` writes (issue 17: `fmt --check` flagged the
+/// shipped Go setting).
+#[test]
+fn every_shipped_class_file_is_canonically_formatted() {
+    fn below(dir: &std::path::Path, out: &mut Vec<String>) {
+        let mut v: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).collect();
+        v.sort();
+        for p in v {
+            if p.is_dir() {
+                below(&p, out);
+            } else if p.extension().is_some_and(|e| e == "ets") {
+                out.push(p.display().to_string());
+            }
+        }
+    }
+    let mut files = Vec::new();
+    below(std::path::Path::new("grammars"), &mut files);
+    below(std::path::Path::new("examples"), &mut files);
+    assert!(
+        files.iter().any(|f| f.ends_with("level1.ets")),
+        "the Go setting is among them: {files:?}"
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ets"))
+        .arg("fmt")
+        .arg("--check")
+        .args(&files)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "shipped class files are canonically formatted:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
