@@ -797,7 +797,8 @@ impl Level {
         el.touched = cx.t;
         el.created = cx.t;
         el.applied_at = cx.t;
-        el.pending.clear();
+        // The matches offered to `e` and not yet taken are offered to the copy too: the copy takes
+        // another choice, and what was waiting (a step that ends it, say) may apply to it.
         self.elems.push(el);
         self.above.push(NONE);
         let apps = self.elems[f as usize].apps.clone();
