@@ -40,7 +40,12 @@ fn diag() {
             let got = measure::reported(&st, &t, level as usize, pos as u32);
             let w = want.get(name).cloned().unwrap_or_default();
             let gv: Vec<_> = got.get(name).cloned().unwrap_or_default();
-            let extra: Vec<_> = gv.iter().filter(|s| !w.contains(*s)).collect();
+            let mut extra: Vec<_> = gv.iter().filter(|s| !w.contains(*s)).collect();
+            for (i, s) in gv.iter().enumerate() {
+                if gv[..i].contains(s) {
+                    extra.push(s);
+                }
+            }
             let missing: Vec<_> = w.iter().filter(|s| !gv.contains(s)).collect();
             if extra.is_empty() && missing.is_empty() {
                 continue;

@@ -485,10 +485,38 @@ impl Level {
         cx.catch.push((e, x));
     }
 
+    /// Level n ≥ 1: how match `m` stands at step `t` — every node present ([`Presence::Here`]),
+    /// one ending at `t` ([`Presence::Ending`]: it took part in what happened at `t`, and can
+    /// only end an element), or one ended before ([`Presence::Gone`]). Level 0: always here
+    /// (primitives do not end).
+    fn presence(&self, cx: &StepCtx, m: MatchId) -> Presence {
+        if cx.level0 {
+            return Presence::Here;
+        }
+        let mut p = Presence::Here;
+        for &x in self.store.nodes(m) {
+            if !self.host.present(x, cx.t) {
+                if self.host.matchable(x, cx.t) {
+                    p = Presence::Ending;
+                } else {
+                    return Presence::Gone;
+                }
+            }
+        }
+        p
+    }
+
     /// Offers match `m` to element `e`: a loop step applies it now; a step leaving the current
-    /// state, or one usable later, waits in the element's pending list.
+    /// state, or one usable later, waits in the element's pending list. A match whose nodes are
+    /// gone is no step; one whose node ends at this step is only a step that ends the element.
+    /// Level n ≥ 1: a match the element cannot use from where it stands nor later, but could have
+    /// used from an earlier state of its derivation, makes a late fork ([`Level::late_fork`]).
     fn offer(&mut self, cx: &mut StepCtx, e: ElementId, m: MatchId) {
         if self.store.held_by(m, e) {
+            return;
+        }
+        let pres = self.presence(cx, m);
+        if pres == Presence::Gone {
             return;
         }
         let el = &self.elems[e as usize];
@@ -497,11 +525,22 @@ impl Level {
             return;
         };
         let mv = &cr.moves[el.state as usize][l];
-        if let Some(s) = cr.loop_set(el.state, l) {
+        if pres == Presence::Ending && !mv.iter().any(|&(s, _)| cr.ends[s as usize]) {
+            return;
+        }
+        if pres == Presence::Here
+            && let Some(s) = cr.loop_set(el.state, l)
+        {
             self.apply(cx, e, m, s);
             return;
         }
-        if !cr.usable_later[el.state as usize][l] || el.pending.contains(&m) {
+        if !cr.usable_later[el.state as usize][l] {
+            if pres == Presence::Here && !cx.level0 {
+                self.late_fork(cx, e, m, l);
+            }
+            return;
+        }
+        if el.pending.contains(&m) {
             return;
         }
         let leaving = !mv.is_empty();
@@ -610,7 +649,9 @@ impl Level {
                 let cr = &self.table.classes[cls as usize];
                 let Some(l) = cr.local_of(c) else { continue };
                 if cr.recorded[l] && self.store.nodes(m).iter().all(|&y| self.holds(e, y)) {
-                    self.apply(cx, e, m, RECORDED);
+                    if self.presence(cx, m) == Presence::Here {
+                        self.apply(cx, e, m, RECORDED);
+                    }
                     continue;
                 }
                 // `e` holds x: a match holding x without a context part shares a node with it.
@@ -643,11 +684,17 @@ impl Level {
                 if self.store.held_by(m, e) {
                     continue;
                 }
+                let pres = self.presence(cx, m);
+                if pres == Presence::Gone {
+                    continue;
+                }
                 let cr = &self.table.classes[cls];
                 let Some(l) = cr.local_of(self.store.constraint(m)) else {
                     continue;
                 };
-                if let Some(s) = cr.loop_set(state, l) {
+                if pres == Presence::Here
+                    && let Some(s) = cr.loop_set(state, l)
+                {
                     self.apply(cx, e, m, s);
                     looped = true;
                     continue;
@@ -658,11 +705,11 @@ impl Level {
                         for &(s2, to2) in mv.iter() {
                             if cr.ends[s2 as usize] {
                                 ending = ending.or(Some((m, s2)));
-                            } else {
+                            } else if pres == Presence::Here {
                                 options.push((m, s2, to2));
                             }
                         }
-                    } else {
+                    } else if pres == Presence::Here {
                         contained.push(m);
                     }
                 }
@@ -829,6 +876,108 @@ impl Level {
         f
     }
 
+    /// Level n ≥ 1, a *late fork*: match `m` (local constraint `l`) cannot be used by `e` from
+    /// where its derivation stands, but could have been from an earlier state — the derivation
+    /// chose, before `m` existed, a way on that `m` does not continue (a long knight's jump's box
+    /// that attached the stone of one orientation before the stone of another came). If no living
+    /// element of the class holds `m`, a new element takes the other way: a copy of `e`'s
+    /// derivation up to the latest state from which `m` is a step (at least one application, all
+    /// of them present), then `m`. It is a fork of `e` made at this step (docs/semantics.md).
+    fn late_fork(&mut self, cx: &mut StepCtx, e: ElementId, m: MatchId, l: usize) {
+        let cls = self.elems[e as usize].cls;
+        if self
+            .store
+            .holders(m)
+            .iter()
+            .any(|&f| self.alive(f) && self.elems[f as usize].cls == cls)
+        {
+            return;
+        }
+        let cr = &self.table.classes[cls as usize];
+        // The states of its derivation: before application i, the state was q.
+        let el = &self.elems[e as usize];
+        let mut q = cr.start;
+        let mut best: Option<(usize, u8, u32)> = None;
+        let mut steps = 0usize;
+        for (i, &set) in el.sets.iter().enumerate() {
+            if set == RECORDED {
+                continue;
+            }
+            if steps > 0
+                && let Some(&(s, to)) = cr.moves[q as usize][l].iter().find(|&&(s, _)| !cr.ends[s as usize])
+            {
+                best = Some((i, s, to));
+            }
+            if self.presence(cx, el.apps[i]) != Presence::Here {
+                break;
+            }
+            match cr.trans[q as usize].iter().find(|&&(s, _)| s == set) {
+                Some(&(_, to)) => q = to,
+                None => break,
+            }
+            steps += 1;
+        }
+        let Some((i, s, to)) = best else { return };
+        // `m` must be applicable to what the copy holds: its context part inside (without one, a
+        // node shared).
+        let mut held: SmallVec<[NodeId; 16]> = SmallVec::new();
+        for &a in &el.apps[..i] {
+            held.extend(self.store.nodes(a).iter().copied());
+        }
+        let part = self.table.part(self.store.constraint(m));
+        let nodes = self.store.nodes(m);
+        let applicable = if part.len == 0 {
+            nodes.iter().any(|x| held.contains(x))
+        } else {
+            nodes.iter().zip(&part.context).all(|(x, &ctx)| !ctx || held.contains(x))
+        };
+        if !applicable {
+            return;
+        }
+        let f = self.elems.len() as ElementId;
+        let mut nf = el.clone();
+        nf.apps.truncate(i);
+        nf.sets.truncate(i);
+        nf.runs.retain(|r| (r.1 as usize) < i);
+        nf.nodes.clear();
+        nf.pending.clear();
+        nf.state = match nf.sets.iter().filter(|&&x| x != RECORDED).try_fold(cr.start, |q, &set| {
+            cr.trans[q as usize].iter().find(|&&(s2, _)| s2 == set).map(|&(_, t)| t)
+        }) {
+            Some(q) => q,
+            None => return,
+        };
+        nf.complete_at = NONE;
+        nf.ended = NONE;
+        nf.end_kind = EndKind::Living;
+        nf.merged_into = NONE;
+        nf.touched = cx.t;
+        nf.created = cx.t;
+        nf.applied_at = cx.t;
+        nf.stillborn = false;
+        nf.last = cx.t;
+        self.elems.push(nf);
+        self.above.push(NONE);
+        let apps = self.elems[f as usize].apps.clone();
+        for a in apps {
+            if a < cx.first_new {
+                let w = self.store.holder_word(a);
+                let len = self.store.multi_len(w).map(|(_, l)| l);
+                cx.log(Entry::MatchHolder(self.n as u8, a, w, len));
+            }
+            self.store.add_holder(a, f);
+            for k in 0..self.store.nodes(a).len() {
+                let x = self.store.nodes(a)[k];
+                if !self.holds(f, x) {
+                    self.join(cx, f, x);
+                }
+            }
+        }
+        self.delta.forked.push((e, f));
+        self.take(cx, f, m, s, to);
+        cx.resolve.push(f);
+    }
+
     /// Starts an element of class `cls` from match `m` through start set `set`.
     fn start(&mut self, cx: &mut StepCtx, cls: u16, m: MatchId, set: u8) -> ElementId {
         let cr = &self.table.classes[cls as usize];
@@ -879,7 +1028,7 @@ impl Level {
     /// first (routing the matches in order, then their pending choices), then the matches that
     /// start elements, in the order derivations are tried (latest node, set, constraint, nodes),
     /// each new element derived at once; recorded matches; merges.
-    pub(crate) fn derive(&mut self, cx: &mut StepCtx) {
+    pub(crate) fn derive(&mut self, cx: &mut StepCtx, ended_nodes: &[NodeId]) {
         let n_old = self.elems.len() as ElementId;
         let end = self.store.len() as MatchId;
         // 1. Existing elements.
@@ -905,6 +1054,37 @@ impl Level {
                 }
             }
         }
+        // Level n ≥ 1: what ended at this step may leave, present again, a configuration an element
+        // had before something ended it (a witness, a neighbour, the opponent beside a space): the
+        // elements no longer living that hold a node ending now offer their applications of start
+        // sets, present at this step, as starts again (docs/semantics.md, "rebirth").
+        if !cx.level0 {
+            let mut again: Vec<MatchId> = Vec::new();
+            for &x in ended_nodes {
+                for &e in self.holders_of_node(x) {
+                    if self.alive(e) {
+                        continue;
+                    }
+                    again.extend(self.elems[e as usize].apps.iter().copied().filter(|&m| m < cx.first_new));
+                }
+            }
+            again.sort_unstable();
+            again.dedup();
+            for m in again {
+                if self.presence(cx, m) != Presence::Here {
+                    continue;
+                }
+                let c = self.store.constraint(m);
+                for &k in &self.table.starters[c.0 as usize] {
+                    let cr = &self.table.classes[k as usize];
+                    let l = cr.local[&c] as usize;
+                    let latest = self.store.nodes(m).iter().copied().max().unwrap_or(0);
+                    for &s in &cr.start_sets[l] {
+                        starts.push((latest, s, c.0, m, k));
+                    }
+                }
+            }
+        }
         {
             let store = &self.store;
             starts.sort_by(|a, b| {
@@ -914,8 +1094,9 @@ impl Level {
                     .then_with(|| a.4.cmp(&b.4))
             });
         }
+        starts.dedup();
         for (_, s, _, m, k) in starts {
-            if self.covered(m, k, cx.t) {
+            if self.covered(m, k, cx.t) || self.presence(cx, m) != Presence::Here {
                 continue;
             }
             let e = self.start(cx, k, m, s);
@@ -944,7 +1125,7 @@ impl Level {
                 if !self.table.recorders[c.0 as usize].contains(&cls) {
                     continue;
                 }
-                if self.store.nodes(m).iter().all(|&y| self.holds(e, y)) {
+                if self.store.nodes(m).iter().all(|&y| self.holds(e, y)) && self.presence(cx, m) == Presence::Here {
                     self.apply(cx, e, m, RECORDED);
                 }
             }
@@ -989,8 +1170,17 @@ impl Level {
             if !self.alive(a) || !self.alive(b) {
                 continue;
             }
-            let sa: FxHashSet<MatchId> = self.elems[a as usize].apps.iter().copied().collect();
-            let sb: FxHashSet<MatchId> = self.elems[b as usize].apps.iter().copied().collect();
+            // What of each is here at this step (an application whose node ended, or ends now,
+            // is its past: a stone that joins two blocks fills a liberty of each).
+            let here = |e: ElementId| -> FxHashSet<MatchId> {
+                self.elems[e as usize]
+                    .apps
+                    .iter()
+                    .copied()
+                    .filter(|&m| self.presence(cx, m) == Presence::Here)
+                    .collect()
+            };
+            let (sa, sb) = (here(a), here(b));
             let a_in_b = sa.iter().all(|m| sb.contains(m));
             let b_in_a = sb.iter().all(|m| sa.contains(m));
             let (from, into) = match (a_in_b, b_in_a) {
@@ -1085,6 +1275,17 @@ impl Level {
         self.delta.clear();
         self.shared.clear();
     }
+}
+
+/// How a match stands at a step (see [`Level::presence`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Presence {
+    /// Every node present.
+    Here,
+    /// A node ends at this step.
+    Ending,
+    /// A node ended before.
+    Gone,
 }
 
 /// An element replayed over what of it is present (see [`Level::replay`]).

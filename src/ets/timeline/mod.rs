@@ -482,7 +482,7 @@ impl Timeline {
                 lv.lose_open(&mut cx, e);
             }
         }
-        lv.derive(&mut cx);
+        lv.derive(&mut cx, &[]);
         // Elements that can no longer grow end: now, or at the next step if they began at this one
         // (they happened at it: a play, a removal).
         let cands: Vec<ElementId> = (0..lv.elems.len() as ElementId)
@@ -808,7 +808,7 @@ fn derive_n(
         catch: Vec::new(),
         level0: false,
     };
-    lv.derive(&mut cx);
+    lv.derive(&mut cx, ended_nodes);
     // 6. Presence: elements touched, or holding a node that ended, are checked.
     let mut cands: Vec<ElementId> = (0..lv.elems.len() as ElementId)
         .filter(|&e| lv.elems[e as usize].touched == t)
