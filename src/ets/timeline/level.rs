@@ -506,6 +506,47 @@ impl Level {
         p
     }
 
+    /// Whether every node of `m` that is not present at this step is one element `e` holds: an
+    /// element takes in nothing that is leaving, but what of it leaves may end it (a block's
+    /// stones at their capture).
+    fn ending_held(&self, cx: &StepCtx, e: ElementId, m: MatchId) -> bool {
+        self.store
+            .nodes(m)
+            .iter()
+            .all(|&x| self.host.present(x, cx.t) || self.holds(e, x))
+    }
+
+    /// Level n ≥ 1: elements living before this step whose present part no longer forms an
+    /// element of their class end (`Vanished`): those touched at this step and those holding a
+    /// node that ends at it. What of it is present is its applications whose nodes are all
+    /// present, replayed through its schedule in the order it made them.
+    pub(crate) fn check_presence(&mut self, cx: &mut StepCtx, ended_nodes: &[NodeId], only_old: bool) {
+        let t = cx.t;
+        let mut cands: Vec<ElementId> = (0..self.elems.len() as ElementId)
+            .filter(|&e| self.elems[e as usize].touched == t)
+            .collect();
+        for &x in ended_nodes {
+            cands.extend(self.holders_of_node(x).iter().copied());
+        }
+        cands.sort_unstable();
+        cands.dedup();
+        for e in cands {
+            let el = &self.elems[e as usize];
+            if el.ended != NONE || el.stillborn || (only_old && el.created == t) {
+                continue;
+            }
+            let complete = el.complete_at != NONE;
+            let end = match self.replay(e, t) {
+                Replay::Accepted => false,
+                Replay::Forming => complete,
+                Replay::Empty | Replay::Stuck => true,
+            };
+            if end {
+                self.end_element(cx, e, t, EndKind::Vanished);
+            }
+        }
+    }
+
     /// Offers match `m` to element `e`: a loop step applies it now; a step leaving the current
     /// state, or one usable later, waits in the element's pending list. A match whose nodes are
     /// gone is no step; one whose node ends at this step is only a step that ends the element.
@@ -525,7 +566,7 @@ impl Level {
             return;
         };
         let mv = &cr.moves[el.state as usize][l];
-        if pres == Presence::Ending && !mv.iter().any(|&(s, _)| cr.ends[s as usize]) {
+        if pres == Presence::Ending && (!mv.iter().any(|&(s, _)| cr.ends[s as usize]) || !self.ending_held(cx, e, m)) {
             return;
         }
         if pres == Presence::Here
@@ -704,7 +745,9 @@ impl Level {
                     if self.store.nodes(m).iter().any(|&x| !self.holds(e, x)) {
                         for &(s2, to2) in mv.iter() {
                             if cr.ends[s2 as usize] {
-                                ending = ending.or(Some((m, s2)));
+                                if pres == Presence::Here || self.ending_held(cx, e, m) {
+                                    ending = ending.or(Some((m, s2)));
+                                }
                             } else if pres == Presence::Here {
                                 options.push((m, s2, to2));
                             }
@@ -1041,6 +1084,11 @@ impl Level {
         }
         cx.pass_at = MatchId::MAX;
         self.run_resolve(cx);
+        // Level n ≥ 1: the elements of earlier steps whose present part no longer forms an element
+        // end now, so that what remains of them can be derived again below.
+        if !cx.level0 {
+            self.check_presence(cx, ended_nodes, true);
+        }
         // 2. Starts.
         let mut starts: Vec<(NodeId, u8, u32, MatchId, u16)> = Vec::new();
         for m in cx.first_new..end {
@@ -1065,6 +1113,13 @@ impl Level {
                     if self.alive(e) {
                         continue;
                     }
+                    again.extend(self.elems[e as usize].apps.iter().copied().filter(|&m| m < cx.first_new));
+                }
+            }
+            // and the elements that ended at this step because what of them is present no longer
+            // forms an element (a space that shrinks, a shape that lost a part).
+            for &e in &self.delta.ended {
+                if self.elems[e as usize].end_kind == EndKind::Vanished {
                     again.extend(self.elems[e as usize].apps.iter().copied().filter(|&m| m < cx.first_new));
                 }
             }

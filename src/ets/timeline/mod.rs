@@ -810,29 +810,7 @@ fn derive_n(
     };
     lv.derive(&mut cx, ended_nodes);
     // 6. Presence: elements touched, or holding a node that ended, are checked.
-    let mut cands: Vec<ElementId> = (0..lv.elems.len() as ElementId)
-        .filter(|&e| lv.elems[e as usize].touched == t)
-        .collect();
-    for &x in ended_nodes {
-        cands.extend(lv.holders_of_node(x).iter().copied());
-    }
-    cands.sort_unstable();
-    cands.dedup();
-    for e in cands {
-        let el = &lv.elems[e as usize];
-        if el.ended != NONE || el.stillborn {
-            continue;
-        }
-        let complete = el.complete_at != NONE;
-        let end = match lv.replay(e, t) {
-            level::Replay::Accepted => false,
-            level::Replay::Forming => complete,
-            level::Replay::Empty | level::Replay::Stuck => true,
-        };
-        if end {
-            lv.end_element(&mut cx, e, t, EndKind::Vanished);
-        }
-    }
+    lv.check_presence(&mut cx, ended_nodes, false);
     lv.finish_delta();
 }
 
