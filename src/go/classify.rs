@@ -219,13 +219,18 @@ impl GoTimeline {
         let host = lv.host();
         let mut out: Vec<Point> = Vec::new();
         let mut seen: Vec<NodeId> = Vec::new();
-        // The element as it stood at t: the applications it had made by then.
+        // The element as it stood at t: the applications it had made by then whose nodes are all
+        // present at t (an application whose node ended is its past: a stone attached through a
+        // liberty since filled is no longer attached through it).
         for (m, step) in lv.element(e).applications_with_steps() {
             if step > t {
                 break;
             }
+            if !lv.match_nodes(m).iter().all(|&x| host.present(x, t)) {
+                continue;
+            }
             for &x in lv.match_nodes(m) {
-                if seen.contains(&x) || !host.present(x, t) {
+                if seen.contains(&x) {
                     continue;
                 }
                 seen.push(x);
