@@ -1266,18 +1266,44 @@ impl Level {
     }
 
     /// Level n ≥ 1: element `e` after step `t`, as far as it is present: its applications whose
-    /// nodes are all present, replayed through its schedule in the order it made them.
+    /// nodes are all present, replayed through its schedule in the order it made them, each
+    /// applicable to what the replay holds before it (its context part inside; without one, a
+    /// node shared). An application that is not applicable yet waits until one after it makes it
+    /// so; one left waiting at the end means that what is present falls apart into pieces (a space
+    /// split by a stone), and is no longer one element.
     pub(crate) fn replay(&self, e: ElementId, t: u32) -> Replay {
         let el = &self.elems[e as usize];
         let cr = &self.table.classes[el.cls as usize];
         let mut q = cr.start;
         let mut any = false;
+        let mut held: FxHashSet<NodeId> = FxHashSet::default();
+        let mut waiting: Vec<(MatchId, u8)> = Vec::new();
+        let applicable = |m: MatchId, held: &FxHashSet<NodeId>| -> bool {
+            if held.is_empty() {
+                return true;
+            }
+            let part = self.table.part(self.store.constraint(m));
+            let nodes = self.store.nodes(m);
+            if part.len == 0 {
+                nodes.iter().any(|x| held.contains(x))
+            } else {
+                nodes.iter().zip(&part.context).all(|(x, &ctx)| !ctx || held.contains(x))
+            }
+        };
+        let mut todo: Vec<(MatchId, u8)> = Vec::new();
         for (i, &m) in el.apps.iter().enumerate() {
             let set = el.sets[i];
-            if set == RECORDED {
+            if set == RECORDED || !self.store.nodes(m).iter().all(|&x| self.host.present(x, t)) {
                 continue;
             }
-            if !self.store.nodes(m).iter().all(|&x| self.host.present(x, t)) {
+            todo.push((m, set));
+        }
+        let mut k = 0;
+        while k < todo.len() {
+            let (m, set) = todo[k];
+            k += 1;
+            if !applicable(m, &held) {
+                waiting.push((m, set));
                 continue;
             }
             match cr.trans[q as usize].iter().find(|&&(s, _)| s == set) {
@@ -1285,6 +1311,17 @@ impl Level {
                 None => return Replay::Stuck,
             }
             any = true;
+            held.extend(self.store.nodes(m).iter().copied());
+            // What waited may apply now.
+            if !waiting.is_empty() {
+                let w = std::mem::take(&mut waiting);
+                let rest: Vec<(MatchId, u8)> = todo.drain(k..).collect();
+                todo.extend(w);
+                todo.extend(rest);
+            }
+        }
+        if !waiting.is_empty() {
+            return Replay::Stuck;
         }
         if !any {
             Replay::Empty
