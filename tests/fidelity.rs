@@ -43,7 +43,6 @@ const CORPUS: &str = "../shared/data/games";
 /// Every class of levels 1 and 2, at every position of the shipped sample games, agrees with its
 /// oracle: precision and recall 1.00.
 #[test]
-#[ignore = "known failure, issue 15 (open): two-stone blocks, enclosed spaces, eye points, long knight's jumps, one-stone ataris and level 2 disagree with their oracles on the timeline route"]
 fn every_class_agrees_with_its_oracle_on_the_shipped_sample() {
     let st = setting();
     let games = games_under(Path::new(SAMPLE), usize::MAX);

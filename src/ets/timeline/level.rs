@@ -536,13 +536,19 @@ impl Level {
                 continue;
             }
             let complete = el.complete_at != NONE;
-            let end = match self.replay(e, t) {
+            let (r, q) = self.replay_state(e, t);
+            let end = match r {
                 Replay::Accepted => false,
                 Replay::Forming => complete,
                 Replay::Empty | Replay::Stuck => true,
             };
             if end {
                 self.end_element(cx, e, t, EndKind::Vanished);
+            } else if q != self.elems[e as usize].state {
+                // A part of it left (a witness captured, a stone taken): its derivation stands
+                // where what is present leads, and may take again the steps it had taken.
+                self.touch(cx, e);
+                self.elems[e as usize].state = q;
             }
         }
     }
@@ -972,7 +978,10 @@ impl Level {
         let applicable = if part.len == 0 {
             nodes.iter().any(|x| held.contains(x))
         } else {
-            nodes.iter().zip(&part.context).all(|(x, &ctx)| !ctx || held.contains(x))
+            nodes
+                .iter()
+                .zip(&part.context)
+                .all(|(x, &ctx)| !ctx || held.contains(x))
         };
         if !applicable {
             return;
@@ -984,9 +993,13 @@ impl Level {
         nf.runs.retain(|r| (r.1 as usize) < i);
         nf.nodes.clear();
         nf.pending.clear();
-        nf.state = match nf.sets.iter().filter(|&&x| x != RECORDED).try_fold(cr.start, |q, &set| {
-            cr.trans[q as usize].iter().find(|&&(s2, _)| s2 == set).map(|&(_, t)| t)
-        }) {
+        nf.state = match nf
+            .sets
+            .iter()
+            .filter(|&&x| x != RECORDED)
+            .try_fold(cr.start, |q, &set| {
+                cr.trans[q as usize].iter().find(|&&(s2, _)| s2 == set).map(|&(_, t)| t)
+            }) {
             Some(q) => q,
             None => return,
         };
@@ -1113,14 +1126,26 @@ impl Level {
                     if self.alive(e) {
                         continue;
                     }
-                    again.extend(self.elems[e as usize].apps.iter().copied().filter(|&m| m < cx.first_new));
+                    again.extend(
+                        self.elems[e as usize]
+                            .apps
+                            .iter()
+                            .copied()
+                            .filter(|&m| m < cx.first_new),
+                    );
                 }
             }
             // and the elements that ended at this step because what of them is present no longer
             // forms an element (a space that shrinks, a shape that lost a part).
             for &e in &self.delta.ended {
                 if self.elems[e as usize].end_kind == EndKind::Vanished {
-                    again.extend(self.elems[e as usize].apps.iter().copied().filter(|&m| m < cx.first_new));
+                    again.extend(
+                        self.elems[e as usize]
+                            .apps
+                            .iter()
+                            .copied()
+                            .filter(|&m| m < cx.first_new),
+                    );
                 }
             }
             again.sort_unstable();
@@ -1271,7 +1296,8 @@ impl Level {
     /// node shared). An application that is not applicable yet waits until one after it makes it
     /// so; one left waiting at the end means that what is present falls apart into pieces (a space
     /// split by a stone), and is no longer one element.
-    pub(crate) fn replay(&self, e: ElementId, t: u32) -> Replay {
+    /// Returns the replay's verdict and the state of the schedule it reaches.
+    pub(crate) fn replay_state(&self, e: ElementId, t: u32) -> (Replay, u32) {
         let el = &self.elems[e as usize];
         let cr = &self.table.classes[el.cls as usize];
         let mut q = cr.start;
@@ -1287,7 +1313,10 @@ impl Level {
             if part.len == 0 {
                 nodes.iter().any(|x| held.contains(x))
             } else {
-                nodes.iter().zip(&part.context).all(|(x, &ctx)| !ctx || held.contains(x))
+                nodes
+                    .iter()
+                    .zip(&part.context)
+                    .all(|(x, &ctx)| !ctx || held.contains(x))
             }
         };
         let mut todo: Vec<(MatchId, u8)> = Vec::new();
@@ -1308,7 +1337,7 @@ impl Level {
             }
             match cr.trans[q as usize].iter().find(|&&(s, _)| s == set) {
                 Some(&(_, to)) => q = to,
-                None => return Replay::Stuck,
+                None => return (Replay::Stuck, q),
             }
             any = true;
             held.extend(self.store.nodes(m).iter().copied());
@@ -1321,15 +1350,16 @@ impl Level {
             }
         }
         if !waiting.is_empty() {
-            return Replay::Stuck;
+            return (Replay::Stuck, q);
         }
-        if !any {
+        let r = if !any {
             Replay::Empty
         } else if cr.accept[q as usize] {
             Replay::Accepted
         } else {
             Replay::Forming
-        }
+        };
+        (r, q)
     }
 
     /// Drops stillborn elements from the delta and puts its lists in order.
@@ -1380,7 +1410,7 @@ enum Presence {
     Gone,
 }
 
-/// An element replayed over what of it is present (see [`Level::replay`]).
+/// An element replayed over what of it is present (see [`Level::replay_state`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Replay {
     /// Nothing of it is present.
