@@ -507,8 +507,8 @@ impl Level {
     }
 
     /// Whether every node of `m` that is not present at this step is one element `e` holds: an
-    /// element takes in nothing that is leaving, but what of it leaves may end it (a block's
-    /// stones at their capture).
+    /// element takes in nothing that is leaving, but what of it leaves may end it (an element
+    /// ended by the removal of its own parts).
     fn ending_held(&self, cx: &StepCtx, e: ElementId, m: MatchId) -> bool {
         self.store
             .nodes(m)
@@ -545,7 +545,7 @@ impl Level {
             if end {
                 self.end_element(cx, e, t, EndKind::Vanished);
             } else if q != self.elems[e as usize].state {
-                // A part of it left (a witness captured, a stone taken): its derivation stands
+                // A part of it left (a node that ended a step of it): its derivation stands
                 // where what is present leads, and may take again the steps it had taken.
                 self.touch(cx, e);
                 self.elems[e as usize].state = q;
@@ -927,8 +927,8 @@ impl Level {
 
     /// Level n ≥ 1, a *late fork*: match `m` (local constraint `l`) cannot be used by `e` from
     /// where its derivation stands, but could have been from an earlier state — the derivation
-    /// chose, before `m` existed, a way on that `m` does not continue (a long knight's jump's box
-    /// that attached the stone of one orientation before the stone of another came). If no living
+    /// chose, before `m` existed, a way on that `m` does not continue (a shape that took the part of
+    /// one orientation before the part of another came). If no living
     /// element of the class holds `m`, a new element takes the other way: a copy of `e`'s
     /// derivation up to the latest state from which `m` is a step (at least one application, all
     /// of them present), then `m`. It is a fork of `e` made at this step (docs/semantics.md).
@@ -1116,7 +1116,7 @@ impl Level {
             }
         }
         // Level n ≥ 1: what ended at this step may leave, present again, a configuration an element
-        // had before something ended it (a witness, a neighbour, the opponent beside a space): the
+        // had before something ended it (a part that joined it, or came beside it): the
         // elements no longer living that hold a node ending now offer their applications of start
         // sets, present at this step, as starts again (docs/semantics.md, "rebirth").
         if !cx.level0 {
@@ -1251,7 +1251,7 @@ impl Level {
                 continue;
             }
             // What of each is here at this step (an application whose node ended, or ends now,
-            // is its past: a stone that joins two blocks fills a liberty of each).
+            // is its past: a part that joins two elements ends what each had there).
             let here = |e: ElementId| -> FxHashSet<MatchId> {
                 self.elems[e as usize]
                     .apps
@@ -1295,7 +1295,7 @@ impl Level {
     /// applicable to what the replay holds before it (its context part inside; without one, a
     /// node shared). An application that is not applicable yet waits until one after it makes it
     /// so; one left waiting at the end means that what is present falls apart into pieces (a space
-    /// split by a stone), and is no longer one element.
+    /// split in two), and is no longer one element.
     /// Returns the replay's verdict and the state of the schedule it reaches.
     pub(crate) fn replay_state(&self, e: ElementId, t: u32) -> (Replay, u32) {
         let el = &self.elems[e as usize];
