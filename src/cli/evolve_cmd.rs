@@ -5,13 +5,13 @@
 
 use clap::{Args, ValueEnum};
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use ets::ets::ids::ElementId;
 use ets::ets::json::{StepFeeder, read_steps};
+use ets::ets::timeline::lives::{TimelineJson, TimelineLevelJson};
 use ets::ets::timeline::{EndKind, LevelDelta, Timeline};
 
 use super::dsl_cmds::{read, setting};
@@ -45,39 +45,16 @@ pub struct EvolveArgs {
     pub format: Format,
 }
 
-/// The whole run, as `ets classify --timeline --format json` prints a game's (the same fields;
-/// `moves` is the last step, `vertices` the primitives an element involves).
+/// The whole run, as `ets classify --timeline --format json` prints a game's (the engine's one
+/// serialiser of lives; `moves` is the last step, `vertices` the primitives an element involves),
+/// with `--deltas` the steps beside it.
 #[derive(Serialize)]
 struct EvolveJson {
-    /// The last step.
-    moves: u32,
-    levels: Vec<LevelJson>,
+    #[serde(flatten)]
+    lives: TimelineJson,
     /// With `--deltas`: per step, per level, what it changed.
     #[serde(skip_serializing_if = "Option::is_none")]
     steps: Option<Vec<StepJson>>,
-}
-
-#[derive(Serialize)]
-struct LevelJson {
-    level: u32,
-    elements: Vec<LifeJson>,
-}
-
-#[derive(Serialize)]
-struct LifeJson {
-    id: String,
-    class: String,
-    thesis: Option<String>,
-    /// The primitives it involves (as the steps name them) when it was last present.
-    vertices: Vec<String>,
-    born: u32,
-    completed: Option<u32>,
-    died: Option<u32>,
-    end: EndKind,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    merged_into: Option<String>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    history: BTreeMap<String, Vec<u32>>,
 }
 
 #[derive(Serialize)]
@@ -138,52 +115,14 @@ fn primitives(tl: &Timeline, level: u32, e: ElementId, t: u32, out: &mut Vec<u32
     }
 }
 
-fn lives(tl: &Timeline, feeder: &StepFeeder, forming: bool) -> Vec<LevelJson> {
-    let st = tl.setting();
-    let last = tl.step().unwrap_or(0);
-    tl.levels()
-        .iter()
-        .map(|lv| {
-            let level = lv.number();
-            let elements = (0..lv.elements().len() as ElementId)
-                .filter(|&e| {
-                    let el = lv.element(e);
-                    !el.is_stillborn() && (forming || el.completed().is_some())
-                })
-                .map(|e| {
-                    let el = lv.element(e);
-                    let cl = st.class(el.class());
-                    let seen = el.ended().map_or(last, |d| d.saturating_sub(1).max(el.born()));
-                    let mut history: BTreeMap<String, Vec<u32>> = BTreeMap::new();
-                    if level > 0 {
-                        for (m, step) in el.applications_with_steps() {
-                            let v = history.entry(st.constraint(lv.constraint(m)).name.clone()).or_default();
-                            if v.last() != Some(&step) {
-                                v.push(step);
-                            }
-                        }
-                    }
-                    let mut nodes = Vec::new();
-                    primitives(tl, level, e, seen, &mut nodes);
-                    nodes.sort_unstable();
-                    nodes.dedup();
-                    LifeJson {
-                        id: format!("L{level}:{e}"),
-                        class: cl.name.clone(),
-                        thesis: cl.symbol.clone(),
-                        vertices: nodes.iter().map(|&n| feeder.ident(n).text()).collect(),
-                        born: el.born(),
-                        completed: el.completed(),
-                        died: el.ended(),
-                        end: el.end_kind(),
-                        merged_into: el.merged_into().map(|m| format!("L{level}:{m}")),
-                        history,
-                    }
-                })
-                .collect();
-            LevelJson { level, elements }
-        })
-        .collect()
+fn lives(tl: &Timeline, feeder: &StepFeeder, forming: bool) -> TimelineJson {
+    ets::ets::timeline::lives::lives(tl, tl.step().unwrap_or(0), forming, |level, e, t| {
+        let mut nodes = Vec::new();
+        primitives(tl, level, e, t, &mut nodes);
+        nodes.sort_unstable();
+        nodes.dedup();
+        nodes.iter().map(|&n| feeder.ident(n).text()).collect()
+    })
 }
 
 pub fn run(a: EvolveArgs) -> miette::Result<ExitCode> {
@@ -229,22 +168,21 @@ pub fn run(a: EvolveArgs) -> miette::Result<ExitCode> {
             });
         }
     }
-    let levels = lives(&tl, &feeder, a.forming);
+    let lives = lives(&tl, &feeder, a.forming);
     match a.format {
         Format::Json => {
             let j = EvolveJson {
-                moves: tl.step().unwrap_or(0),
-                levels,
+                lives,
                 steps: a.deltas.then_some(steps),
             };
             println!("{}", serde_json::to_string_pretty(&j).expect("serialisable"));
         }
-        Format::Text => print_text(&tl, &steps, &levels),
+        Format::Text => print_text(&tl, &steps, &lives.levels),
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_text(tl: &Timeline, steps: &[StepJson], levels: &[LevelJson]) {
+fn print_text(tl: &Timeline, steps: &[StepJson], levels: &[TimelineLevelJson]) {
     println!(
         "{} step(s), {} primitives, levels 0–{}",
         steps.len(),

@@ -19,7 +19,7 @@ use crate::dsl::{DslError, MemResolver, Sources, load_setting_with};
 use crate::ets::hierarchy::Hierarchy;
 use crate::ets::ids::{ElementId, NodeId};
 use crate::ets::timeline::view::Snapshot;
-use crate::ets::timeline::{EndKind, Level, Timeline, TimelineError};
+use crate::ets::timeline::{Level, Timeline, TimelineError};
 use crate::ets::{Element, Setting};
 
 use super::board::{Board, Point};
@@ -425,50 +425,9 @@ pub struct OverlapJson {
     pub constraints: Vec<String>,
 }
 
-/// `ets classify GAME --timeline --format json`: every element of the game with its life.
-#[derive(Debug, Clone, Serialize)]
-pub struct TimelineJson {
-    /// The last position.
-    pub moves: u32,
-    /// Per level.
-    pub levels: Vec<TimelineLevelJson>,
-}
-
-/// One level of [`TimelineJson`].
-#[derive(Debug, Clone, Serialize)]
-pub struct TimelineLevelJson {
-    /// The level.
-    pub level: u32,
-    /// Every element begun.
-    pub elements: Vec<LifeJson>,
-}
-
-/// One element's life.
-#[derive(Debug, Clone, Serialize)]
-pub struct LifeJson {
-    /// `L{level}:{id}`.
-    pub id: String,
-    /// Class name.
-    pub class: String,
-    /// The thesis's symbol, if any.
-    pub thesis: Option<String>,
-    /// Vertices when it was last present.
-    pub vertices: Vec<String>,
-    /// The position of its first application.
-    pub born: u32,
-    /// The position it became complete at (none: it is still forming).
-    pub completed: Option<u32>,
-    /// The first position it is no longer present in, if any.
-    pub died: Option<u32>,
-    /// Why it ended.
-    pub end: EndKind,
-    /// The element it merged into, if it did.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub merged_into: Option<String>,
-    /// Levels ≥ 1: per constraint, the positions at which it applied it (its formative history).
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub history: BTreeMap<String, Vec<u32>>,
-}
+/// `ets classify GAME --timeline --format json`: every element of the game with its life (the
+/// engine's one serialiser of lives, vertices named by GTP names).
+pub use crate::ets::timeline::lives::{LifeJson, TimelineJson, TimelineLevelJson};
 
 impl GoTimeline {
     /// The JSON view of the classification at position `t`; with `all`, level-0 elements that
@@ -523,50 +482,10 @@ impl GoTimeline {
 
     /// The JSON view of every element's life up to the last position.
     pub fn timeline_json(&self, forming: bool) -> TimelineJson {
-        let st = self.setting();
         let rows = self.sensor.size().1;
         let last = self.position().unwrap_or(0);
-        let levels = self
-            .timeline
-            .levels()
-            .iter()
-            .map(|lv| {
-                let level = lv.number();
-                let elements = (0..lv.elements().len() as ElementId)
-                    .filter(|&e| {
-                        let el = lv.element(e);
-                        !el.is_stillborn() && (forming || el.completed().is_some())
-                    })
-                    .map(|e| {
-                        let el = lv.element(e);
-                        let cl = st.class(el.class());
-                        let seen = el.ended().map_or(last, |d| d.saturating_sub(1).max(el.born()));
-                        let mut history: BTreeMap<String, Vec<u32>> = BTreeMap::new();
-                        if level > 0 {
-                            for (m, step) in el.applications_with_steps() {
-                                let v = history.entry(st.constraint(lv.constraint(m)).name.clone()).or_default();
-                                if v.last() != Some(&step) {
-                                    v.push(step);
-                                }
-                            }
-                        }
-                        LifeJson {
-                            id: format!("L{level}:{e}"),
-                            class: cl.name.clone(),
-                            thesis: cl.symbol.clone(),
-                            vertices: self.vertices(level, e, seen).iter().map(|p| p.gtp(rows)).collect(),
-                            born: el.born(),
-                            completed: el.completed(),
-                            died: el.ended(),
-                            end: el.end_kind(),
-                            merged_into: el.merged_into().map(|m| format!("L{level}:{m}")),
-                            history,
-                        }
-                    })
-                    .collect();
-                TimelineLevelJson { level, elements }
-            })
-            .collect();
-        TimelineJson { moves: last, levels }
+        crate::ets::timeline::lives::lives(&self.timeline, last, forming, |level, e, t| {
+            self.vertices(level, e, t).iter().map(|p| p.gtp(rows)).collect()
+        })
     }
 }

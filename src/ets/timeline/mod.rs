@@ -24,6 +24,7 @@ pub mod classes;
 pub mod host;
 mod journal;
 pub mod level;
+pub mod lives;
 mod store;
 pub mod view;
 
