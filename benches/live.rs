@@ -1,9 +1,9 @@
-//! The Game API's costs for a player's search (issue 14 item 5): `play` + the delta at levels 0–2
-//! + `undo` in a 19x19 middle-game position (after move 120 of a shipped professional record),
-//! with the default attention (focus on the last move, three refresh layers) and with full
-//! attention; `fork`, and a fork's first move (the classification is copied on write). The peer
-//! in the same run is the rule board alone (`FastBoard`: copy + play, the referee's share of
-//! the work).
+//! The Game API's costs for a player's search (issue 14 item 5): a move tried and taken back
+//! (`play`, the delta at levels 0–2, `undo`) in a 19x19 middle-game position (after move 120 of a
+//! shipped professional record), with the default attention (focus on the last move, three
+//! refresh layers) and with full attention; `fork`, and a fork's first move (the classification
+//! is copied on write). The peer in the same run is the rule board alone (`FastBoard`: copy and
+//! play, the referee's share of the work).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ets::go::board::Point;

@@ -477,7 +477,9 @@ fn bench_classify(a: &BenchArgs, file: &Path) -> miette::Result<ExitCode> {
 
 pub fn bench(a: BenchArgs) -> miette::Result<ExitCode> {
     if a.mv.is_some() && a.classify.is_none() {
-        return Err(usage("--move N compares `classify --move N` with `--timeline` up to N: it needs --classify GAME"));
+        return Err(usage(
+            "--move N compares `classify --move N` with `--timeline` up to N: it needs --classify GAME",
+        ));
     }
     if let Some(f) = &a.classify {
         return bench_classify(&a, f);
