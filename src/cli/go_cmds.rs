@@ -466,7 +466,7 @@ fn bench_classify(a: &BenchArgs, file: &Path) -> miette::Result<ExitCode> {
         _ => println!("  {}", b.peer),
     }
     println!(
-        "  --move {m}: {:.0} ms; --timeline up to {m}: {:.0} ms; ratio {:.2} (median of the repetitions' ratios)",
+        "  --move {m}: {:.0} ms; --timeline up to {m}: {:.0} ms; --move / --timeline {:.2} (median over the repetitions)",
         b.move_n_ms,
         b.timeline_to_n_ms,
         b.move_n_over_timeline,
