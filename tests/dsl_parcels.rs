@@ -5,30 +5,15 @@
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod common;
+use common::{ets, ok};
 
 const SETTING: &str = "examples/parcels/parcels.ets";
 const DAY: &str = "examples/parcels/day.json";
 const MORNING: &str = "examples/parcels/morning.json";
 const AFTERNOON: &str = "examples/parcels/afternoon.json";
-
-fn ets(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ets"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
-}
-
-fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
 
 fn json(o: &Output) -> Value {
     serde_json::from_str(&ok(o)).unwrap()

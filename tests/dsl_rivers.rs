@@ -2,28 +2,12 @@
 //! forks: rivers"): `ets evolve` prints them in the timeline JSON the Go front-end prints (issue 17).
 
 use serde_json::Value;
-use std::process::{Command, Output};
+
+mod common;
+use common::{ets, ok};
 
 const SETTING: &str = "examples/rivers/rivers.ets";
 const FLOW: &str = "examples/rivers/flow.json";
-
-fn ets(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ets"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
-}
-
-fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
 
 fn element<'a>(v: &'a Value, id: &str) -> &'a Value {
     v["levels"][0]["elements"]
