@@ -8,6 +8,7 @@
 //!   structs (thesis ch. 4).
 //! - [`player`]: a class-driven player (thesis §5.3): the move decision, GTP, the arena.
 #![warn(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod demo;
 pub mod dot;

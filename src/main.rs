@@ -1,4 +1,10 @@
 //! The `ets` command: the class language, SGF replay and recording, classification, pictures.
+//!
+//! Its only `unsafe` blocks are calls into libc (signal dispositions, glibc's allocator
+//! parameters, a thread's CPU clock), each with a `// SAFETY:` comment that the lint below asks
+//! for (the library's are documented the same way; see ARCHITECTURE.md).
+
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 mod cli;
 

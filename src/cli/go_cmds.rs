@@ -6,7 +6,6 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
 
 use ets::go::board::{Board, Color, Point};
 use ets::go::game::Replay;
@@ -126,6 +125,10 @@ pub struct BenchArgs {
     /// reporting its worms at every position when `gnugo` is installed.
     #[arg(long)]
     pub classify: Option<PathBuf>,
+    /// With `--classify`: the move N at which `--move N` is compared with `--timeline` up to N
+    /// (default: the last move).
+    #[arg(long = "move", value_name = "N")]
+    pub mv: Option<usize>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -418,190 +421,68 @@ pub fn replay(a: ReplayArgs) -> miette::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    v[v.len() / 2]
-}
-
-/// Peak resident memory of this process so far (Linux), in bytes.
-fn peak_rss() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kb| kb * 1024)
-}
-
-fn gnugo() -> Option<PathBuf> {
-    ["gnugo", "/usr/games/gnugo"].iter().map(PathBuf::from).find(|p| {
-        std::process::Command::new(p)
-            .arg("--version")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    })
-}
-
-#[derive(Serialize)]
-struct BenchClassifyJson {
-    file: String,
-    moves: usize,
-    positions: usize,
-    reps: usize,
-    ets_ms_per_game: f64,
-    ets_ms_per_position: f64,
-    primitives: usize,
-    bytes_per_primitive: f64,
-    peak_memory_bytes: Option<u64>,
-    gnugo_ms_per_game: Option<f64>,
-    ratio: Option<f64>,
-    median_ratio_of_repetitions: Option<f64>,
-    peer: String,
-}
-
-fn bench_classify(file: &Path, reps: usize, format: Format) -> miette::Result<ExitCode> {
+fn bench_classify(a: &BenchArgs, file: &Path) -> miette::Result<ExitCode> {
     let (sources, st) = ets::go::classify::embedded_setting();
     let st = std::sync::Arc::new(st.map_err(|e| miette::miette!("{}", crate::cli::dsl_cmds::render(&sources, &e)))?);
     let l = super::input::load(file, &GameSel::default())?;
-    let json = format == Format::Json;
+    let json = a.format == Format::Json;
     let n = l.replay.len();
     let warnings = report_warnings(l.warnings(n), false, json)?;
     super::input::check_recording(&l, n, RecordOptions::default())?;
-    let replay = &l.replay;
-    let last = last_moves(replay, n);
-    let (mut ours, mut peer) = (Vec::new(), Vec::new());
-    let (mut prims, mut heap, mut peak) = (0, 0, None);
-    let (cols, rows) = replay.info.size;
-    // GNU Go plays square boards up to 19x19 and loads only the first game of a file.
-    let g = gnugo();
-    let mut peer_note = match &g {
-        None => "GNU Go: not installed (apt-get install gnugo), no peer measured".to_string(),
-        Some(_) if cols != rows || cols > 19 => {
-            format!("GNU Go: plays square boards up to 19x19, not {cols}x{rows}; no peer measured")
-        }
-        Some(_) => String::new(),
-    };
-    let g = g.filter(|_| peer_note.is_empty());
-    let script = g.as_ref().map(|_| {
-        let mut script = String::new();
-        for k in 1..=n {
-            script.push_str(&format!("loadsgf {} {k}\nworm_stones\n", l.name));
-        }
-        script.push_str("quit\n");
-        script
-    });
-    // Ours and the peer's runs alternate, so that both meet the machine's load alike.
-    for _ in 0..reps {
-        let t = Instant::now();
-        let whole =
-            ets::go::classify::classify_game(st.clone(), &replay.positions, &last, RecordOptions::default(), Some(2))
-                .map_err(|e| miette::miette!("{e}"))?;
-        ours.push(t.elapsed().as_secs_f64());
-        prims = whole.timeline().strukt().len();
-        heap = whole.timeline().strukt().heap_bytes();
-        std::hint::black_box(whole.timeline().level(1).elements().len());
-        drop(whole);
-        peak = peak_rss();
-        if let (Some(g), Some(script)) = (&g, &script) {
-            let t = Instant::now();
-            let mut child = std::process::Command::new(g)
-                .args(["--mode", "gtp"])
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .spawn()
-                .map_err(|e| miette::miette!("gnugo: {e}"))?;
-            let mut stdin = child.stdin.take().expect("piped");
-            let script = script.clone();
-            let writer = std::thread::spawn(move || {
-                use std::io::Write;
-                stdin.write_all(script.as_bytes())
-            });
-            let out = child.wait_with_output().map_err(|e| miette::miette!("gnugo: {e}"))?;
-            let _ = writer.join();
-            peer.push(t.elapsed().as_secs_f64());
-            // A GTP failure answers `? message`: the peer did not do the work, so no ratio.
-            let text = String::from_utf8_lossy(&out.stdout);
-            if let Some(refusal) = text.lines().find(|x| x.starts_with('?')) {
-                peer_note = format!("GNU Go refused the record ({}); no peer measured", refusal.trim());
-                peer.clear();
-                break;
-            }
-        }
+    if let Some(m) = a.mv.filter(|&m| m > n) {
+        return Err(usage(format!("--move {m}: the record has {n} moves")));
     }
-    let o = median(ours.clone());
-    let per_pos = o * 1e3 / (n + 1) as f64;
-    let bpp = heap as f64 / prims.max(1) as f64;
-    let (p, ratio, pairs) = if peer.is_empty() {
-        (None, None, None)
-    } else {
-        // Each repetition's ratio too: the two runs of a repetition are adjacent in time, so a
-        // change in the machine's load between repetitions cancels in it.
-        let pairs = median(ours.iter().zip(&peer).map(|(a, b)| a / b).collect());
-        let p = median(peer.clone());
-        (Some(p), Some(o / p), Some(pairs))
-    };
+    let peer = ets::go::bench::gnugo();
+    let b = ets::go::bench::classify(st, &l.replay, file, &l.name, a.reps, a.mv, peer.as_deref())
+        .map_err(|e| miette::miette!("{}: {e}", l.name))?;
     if json {
-        let j = BenchClassifyJson {
-            file: l.name.clone(),
-            moves: n,
-            positions: n + 1,
-            reps,
-            ets_ms_per_game: o * 1e3,
-            ets_ms_per_position: per_pos,
-            primitives: prims,
-            bytes_per_primitive: bpp,
-            peak_memory_bytes: peak,
-            gnugo_ms_per_game: p.map(|p| p * 1e3),
-            ratio,
-            median_ratio_of_repetitions: pairs,
-            peer: if p.is_some() {
-                "GNU Go 3.8, worms at every position (loadsgf + worm_stones)".into()
-            } else {
-                peer_note
-            },
-        };
-        println!("{}", json_with_warnings(&j, &warnings));
+        println!("{}", json_with_warnings(&b, &warnings));
         return Ok(ExitCode::SUCCESS);
     }
-    println!("{}: {} moves, {} positions; medians of {} runs", l.name, n, n + 1, reps);
     println!(
-        "  ets classify, every position, levels 0-2, full attention: {:.0} ms/game, {:.2} ms/position; {} primitives, {:.1} bytes/primitive; peak memory {}",
-        o * 1e3,
-        per_pos,
-        prims,
-        bpp,
-        peak.map(|b| format!("{:.0} MiB", b as f64 / 1048576.0))
+        "{}: {} moves, {} positions; medians of {} runs",
+        b.file, b.moves, b.positions, b.reps
+    );
+    println!(
+        "  ets classify, every position, levels 0-2, full attention: {:.0} ms/game, {:.2} ms/position; {} primitives, {:.1} bytes/primitive in the struct, {:.1} in the whole timeline; peak memory {}",
+        b.ets_ms_per_game,
+        b.ets_ms_per_position,
+        b.primitives,
+        b.bytes_per_primitive,
+        b.timeline_bytes_per_primitive,
+        b.peak_memory_bytes
+            .map(|x| format!("{:.0} MiB", x as f64 / 1048576.0))
             .unwrap_or_else(|| "unknown".into())
     );
-    match (p, ratio, pairs) {
+    match (b.gnugo_ms_per_game, b.ratio, b.median_ratio_of_repetitions) {
         (Some(p), Some(r), Some(pairs)) => println!(
-            "  GNU Go 3.8, worms at every position (loadsgf + worm_stones): {:.0} ms/game, {:.2} ms/position; ratio ets/GNU Go {:.2} (median of the repetitions' ratios {:.2})",
-            p * 1e3,
-            p * 1e3 / n.max(1) as f64,
+            "  {}: {:.0} ms/game, {:.2} ms/position; ratio ets/GNU Go {:.2} (median of the repetitions' ratios {:.2})",
+            b.peer,
+            p,
+            p / b.moves.max(1) as f64,
             r,
             pairs
         ),
-        _ => println!("  {peer_note}"),
+        _ => println!("  {}", b.peer),
     }
+    println!(
+        "  --move {m}: {:.0} ms; --timeline up to {m}: {:.0} ms; --move / --timeline {:.2} (median over the repetitions)",
+        b.move_n_ms,
+        b.timeline_to_n_ms,
+        b.move_n_over_timeline,
+        m = b.move_n
+    );
     Ok(ExitCode::SUCCESS)
 }
 
-#[derive(Serialize)]
-struct BenchJson {
-    files: usize,
-    megabytes: f64,
-    games: usize,
-    reps: usize,
-    parse_s: f64,
-    parse_sgf_parse_s: f64,
-    replay_s: f64,
-    record_s: f64,
-    primitives: usize,
-    bytes_per_primitive: f64,
-}
-
 pub fn bench(a: BenchArgs) -> miette::Result<ExitCode> {
+    if a.mv.is_some() && a.classify.is_none() {
+        return Err(usage(
+            "--move N compares `classify --move N` with `--timeline` up to N: it needs --classify GAME",
+        ));
+    }
     if let Some(f) = &a.classify {
-        return bench_classify(f, a.reps, a.format);
+        return bench_classify(&a, f);
     }
     if !a.dir.is_dir() {
         return Err(miette::miette!("{}: not a directory of SGF files", a.dir.display()));
@@ -611,73 +492,18 @@ pub fn bench(a: BenchArgs) -> miette::Result<ExitCode> {
         return Err(miette::miette!("no SGF files under {}", a.dir.display()));
     }
     let data: Vec<Vec<u8>> = files.iter().filter_map(|f| super::input::read_input(f).ok()).collect();
-    let bytes: usize = data.iter().map(|d| d.len()).sum();
-    let texts: Vec<String> = data.iter().map(|d| String::from_utf8_lossy(d).into_owned()).collect();
-    let kinds = GoAlphabet::new();
-    let reps = a.reps;
-    let (mut ours, mut peer, mut rep, mut rec) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut prims = 0usize;
-    let mut heap = 0usize;
-    let mut games = 0usize;
-    let pb = Progress::new(reps);
-    for _ in 0..reps {
-        let t = Instant::now();
-        let parsed: Vec<Sgf> = data.iter().filter_map(|d| Sgf::parse_bytes(d.clone()).ok()).collect();
-        ours.push(t.elapsed().as_secs_f64());
-        games = parsed.len();
-        let t = Instant::now();
-        let mut n = 0;
-        for tx in &texts {
-            if sgf_parse::go::parse(tx).is_ok() {
-                n += 1;
-            }
-        }
-        peer.push(t.elapsed().as_secs_f64());
-        std::hint::black_box(n);
-        let t = Instant::now();
-        let replays: Vec<Replay> = parsed.iter().filter_map(|s| Replay::from_sgf(s, 0, &[]).ok()).collect();
-        rep.push(t.elapsed().as_secs_f64());
-        let t = Instant::now();
-        prims = 0;
-        heap = 0;
-        for r in &replays {
-            let (c, rw) = r.info.size;
-            if ets::go::game::check_recording(c, rw, r.positions.len(), RecordOptions::default()).is_err() {
-                continue;
-            }
-            let rc = record(&kinds, &r.positions, &last_moves(r, r.len()), RecordOptions::default())
-                .map_err(|e| miette::miette!("{e}"))?;
-            prims += rc.strukt.len();
-            heap += rc.strukt.heap_bytes();
-        }
-        rec.push(t.elapsed().as_secs_f64());
-        pb.inc();
-    }
+    let pb = Progress::new(a.reps);
+    let b = ets::go::bench::record_corpus(&data, a.reps, || pb.inc()).map_err(|e| miette::miette!("{e}"))?;
     pb.finish();
-    let mb = bytes as f64 / 1e6;
-    let (o, p, r, c) = (median(ours), median(peer), median(rep), median(rec));
+    let (mb, games, reps) = (b.megabytes, b.games, b.reps);
+    let (o, p, r, c) = (b.parse_s, b.parse_sgf_parse_s, b.replay_s, b.record_s);
     if a.format == Format::Json {
-        let j = BenchJson {
-            files: data.len(),
-            megabytes: mb,
-            games,
-            reps,
-            parse_s: o,
-            parse_sgf_parse_s: p,
-            replay_s: r,
-            record_s: c,
-            primitives: prims,
-            bytes_per_primitive: heap as f64 / prims.max(1) as f64,
-        };
-        println!("{}", serde_json::to_string_pretty(&j).expect("serialisable"));
+        println!("{}", serde_json::to_string_pretty(&b).expect("serialisable"));
         return Ok(ExitCode::SUCCESS);
     }
     println!(
         "{} files, {:.1} MB, {} games; medians of {} runs, one thread:",
-        data.len(),
-        mb,
-        games,
-        reps
+        b.files, mb, games, reps
     );
     println!(
         "  parse (ets)        {:>8.3} s  {:>9.1} MB/s  {:>9.0} games/s",
@@ -697,8 +523,8 @@ pub fn bench(a: BenchArgs) -> miette::Result<ExitCode> {
         "  record (full, 1 layer) {:>4.3} s  {:>9.1} games/s  {} primitives, {:.1} bytes/primitive",
         c,
         games as f64 / c,
-        prims,
-        heap as f64 / prims.max(1) as f64
+        b.primitives,
+        b.bytes_per_primitive
     );
     Ok(ExitCode::SUCCESS)
 }

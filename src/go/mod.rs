@@ -4,6 +4,7 @@
 //! classification through the engine's timeline ([`classify`]) and the Game API for players
 //! ([`live`]).
 
+pub mod bench;
 pub mod board;
 pub mod classify;
 pub mod fastboard;

@@ -105,9 +105,13 @@ impl Default for GoAlphabet {
 pub enum Attention {
     /// The whole board at every layer.
     Full,
-    /// The neighbourhood of the last move: the vertices within Manhattan distance `radius` of it,
+    /// The neighbourhood of the last move. The cap bounds the *focus window*, what the player
+    /// chooses to look at: the vertices within Manhattan distance `radius` of the last move,
     /// nearest first, at most `cap / 4` of them (each vertex holds four local space processes;
-    /// the thesis suggests a cap of 50 processes and 3 refresh iterations per move).
+    /// the thesis suggests a cap of 50 processes and 3 refresh iterations per move). A layer
+    /// also perceives what is not chosen: the vertices whose colour changed and their neighbours,
+    /// and the far ends of pairs last perceived from one end alone (closed transitively). The
+    /// first position is a look at the whole board. See `docs/semantics.md`, "The recorder".
     Focus {
         /// Largest distance from the last move.
         radius: u8,

@@ -1,0 +1,333 @@
+//! Benchmarks of the Go front-end with their peers (`ets bench`; issue 14 item 5): what is
+//! measured, the GNU Go driver that measures the peer in the same run, and the reports (serde
+//! types the command prints as text or JSON). Speed is measured here and by criterion in
+//! `benches/`, never by timed assertions in tests.
+//!
+//! - [`classify`]: a whole record classified at levels 0–2 with full attention at every position
+//!   (one timeline step per position, §4.4, §5.1.1), beside GNU Go 3.8 computing its worms at
+//!   every position of the same record (`loadsgf FILE k` + `worm_stones`), runs alternating; and
+//!   `--move N` (the classification at position N) beside `--timeline` up to N, in one process.
+//! - [`record_corpus`]: parsing, replay and recording of a directory of records, beside the
+//!   `sgf-parse` crate's parser.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::classify::{ClassifyError, classify_game};
+use super::game::{Replay, check_recording};
+use super::record::{GoAlphabet, RecordOptions, record};
+use super::sgf::Sgf;
+use crate::ets::Setting;
+
+/// What can stop a benchmark.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// Classification failed.
+    #[error(transparent)]
+    Classify(#[from] ClassifyError),
+    /// Recording failed.
+    #[error(transparent)]
+    Record(#[from] crate::ets::timeline::TimelineError),
+    /// The peer could not be started or read.
+    #[error("gnugo: {0}")]
+    Peer(std::io::Error),
+    /// The record has no position to classify.
+    #[error("the record has no position")]
+    Empty,
+}
+
+/// `ets bench --classify`: one record, ours beside GNU Go's, medians of the repetitions.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClassifyBench {
+    /// The record's name.
+    pub file: String,
+    /// Moves of its main line.
+    pub moves: usize,
+    /// Positions classified (moves + 1).
+    pub positions: usize,
+    /// Repetitions.
+    pub reps: usize,
+    /// Whole record, levels 0–2, full attention, every position: median wall time.
+    pub ets_ms_per_game: f64,
+    /// The same per position.
+    pub ets_ms_per_position: f64,
+    /// The move N of the `--move N` / `--timeline` comparison.
+    pub move_n: usize,
+    /// `--move N`: positions 0..=N classified and the classification at N built (its JSON).
+    pub move_n_ms: f64,
+    /// `--timeline` up to N: positions 0..=N classified and the timeline's JSON built.
+    pub timeline_to_n_ms: f64,
+    /// Median over the repetitions of `move_n_ms / timeline_to_n_ms` (each pair adjacent in time).
+    pub move_n_over_timeline: f64,
+    /// Primitives of the whole record's struct.
+    pub primitives: usize,
+    /// Heap bytes of the struct per primitive.
+    pub bytes_per_primitive: f64,
+    /// Heap bytes of the whole timeline (struct, every level, indexes) per primitive.
+    pub timeline_bytes_per_primitive: f64,
+    /// Peak resident memory of the process after the first whole-record classification (Linux).
+    pub peak_memory_bytes: Option<u64>,
+    /// GNU Go's median wall time for its worms at every position.
+    pub gnugo_ms_per_game: Option<f64>,
+    /// `ets_ms_per_game / gnugo_ms_per_game`.
+    pub ratio: Option<f64>,
+    /// Median of each repetition's ratio (a change of load between repetitions cancels in it).
+    pub median_ratio_of_repetitions: Option<f64>,
+    /// What the peer is, or why none was measured.
+    pub peer: String,
+}
+
+/// `ets bench DIR`: parse, replay and record a directory of records, medians of the repetitions.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecordBench {
+    /// Files read.
+    pub files: usize,
+    /// Their size.
+    pub megabytes: f64,
+    /// Games parsed.
+    pub games: usize,
+    /// Repetitions.
+    pub reps: usize,
+    /// Parsing every file (ets), seconds.
+    pub parse_s: f64,
+    /// Parsing every file with the `sgf-parse` crate (the peer), seconds.
+    pub parse_sgf_parse_s: f64,
+    /// Replaying every game, seconds.
+    pub replay_s: f64,
+    /// Recording every game (full attention, one layer), seconds.
+    pub record_s: f64,
+    /// Primitives recorded.
+    pub primitives: usize,
+    /// Heap bytes of the structs per primitive.
+    pub bytes_per_primitive: f64,
+}
+
+/// The median (upper of the two middle values); 0 for none.
+pub fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// Peak resident memory of this process so far (Linux `VmHWM`), in bytes.
+pub fn peak_rss() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kb| kb * 1024)
+}
+
+/// GNU Go's executable, if one answers `--version` (on the path or Debian's `/usr/games`).
+pub fn gnugo() -> Option<PathBuf> {
+    ["gnugo", "/usr/games/gnugo"].iter().map(PathBuf::from).find(|p| {
+        Command::new(p)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    })
+}
+
+/// The vertex played to reach each position 0..=n (None for the first and for passes).
+fn last_moves(r: &Replay, n: usize) -> Vec<Option<super::board::Point>> {
+    std::iter::once(None)
+        .chain(r.moves.iter().take(n).map(|m| m.point))
+        .collect()
+}
+
+/// One GNU Go run: its worms at every position 1..=n of `file`; `Ok(Err(refusal))` when GNU Go
+/// answered a command with an error (it did not do the work).
+fn gnugo_worms(g: &Path, script: &str) -> Result<(f64, Result<(), String>), BenchError> {
+    let t = Instant::now();
+    let mut child = Command::new(g)
+        .args(["--mode", "gtp"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(BenchError::Peer)?;
+    let mut stdin = child
+        .stdin
+        .take()
+        .ok_or_else(|| BenchError::Peer(std::io::Error::other("no stdin")))?;
+    let script = script.to_string();
+    let writer = std::thread::spawn(move || stdin.write_all(script.as_bytes()));
+    let out = child.wait_with_output().map_err(BenchError::Peer)?;
+    let _ = writer.join();
+    let secs = t.elapsed().as_secs_f64();
+    let text = String::from_utf8_lossy(&out.stdout);
+    Ok(match text.lines().find(|x| x.starts_with('?')) {
+        Some(refusal) => (secs, Err(refusal.trim().to_string())),
+        None => (secs, Ok(())),
+    })
+}
+
+/// Runs `ets bench --classify`: the record `replay` (read from `file`, named `name`) classified
+/// whole `reps` times at levels 0–2 with full attention, each run followed by GNU Go's worms at
+/// every position when `peer` is given (GNU Go reads `file` itself); then `--move N` beside
+/// `--timeline` up to N (`move_n`, default the last move), alternating, `reps` times each.
+pub fn classify(
+    setting: Arc<Setting>,
+    replay: &Replay,
+    file: &Path,
+    name: &str,
+    reps: usize,
+    move_n: Option<usize>,
+    peer: Option<&Path>,
+) -> Result<ClassifyBench, BenchError> {
+    let n = replay.len();
+    if replay.positions.is_empty() {
+        return Err(BenchError::Empty);
+    }
+    let reps = reps.max(1);
+    let opts = RecordOptions::default();
+    let last = last_moves(replay, n);
+    let (cols, rows) = replay.info.size;
+    let mut peer_note = match peer {
+        None => "GNU Go: not installed (apt-get install gnugo), no peer measured".to_string(),
+        Some(_) if cols != rows || cols > 19 => {
+            format!("GNU Go: plays square boards up to 19x19, not {cols}x{rows}; no peer measured")
+        }
+        Some(_) => String::new(),
+    };
+    let g = peer.filter(|_| peer_note.is_empty());
+    // GNU Go loads only the first game of a file, at the position after move k.
+    let script = g.map(|_| {
+        let mut script = String::new();
+        for k in 1..=n {
+            script.push_str(&format!("loadsgf {} {k}\nworm_stones\n", file.display()));
+        }
+        script.push_str("quit\n");
+        script
+    });
+    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    let (mut prims, mut heap, mut all_heap, mut peak) = (0, 0, 0, None);
+    for rep in 0..reps {
+        let t = Instant::now();
+        let whole = classify_game(setting.clone(), &replay.positions, &last, opts, Some(2))?;
+        ours.push(t.elapsed().as_secs_f64());
+        prims = whole.timeline().strukt().len();
+        heap = whole.timeline().strukt().heap_bytes();
+        all_heap = whole.timeline().heap_bytes();
+        std::hint::black_box(whole.timeline().level(1).elements().len());
+        drop(whole);
+        if rep == 0 {
+            peak = peak_rss();
+        }
+        if let (Some(g), Some(script)) = (g, &script) {
+            let (secs, done) = gnugo_worms(g, script)?;
+            if let Err(refusal) = done {
+                peer_note = format!("GNU Go refused the record ({refusal}); no peer measured");
+                theirs.clear();
+                break;
+            }
+            theirs.push(secs);
+        }
+    }
+    // `--move N` beside `--timeline` up to N: the same positions, the two outputs' JSON built.
+    let m = move_n.unwrap_or(n).min(n);
+    let (mut one, mut upto, mut pair) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..reps {
+        let t = Instant::now();
+        let g = classify_game(setting.clone(), &replay.positions[..=m], &last[..=m], opts, Some(2))?;
+        std::hint::black_box(g.position_json(m as u32, false, false));
+        drop(g);
+        let a = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let g = classify_game(setting.clone(), &replay.positions[..=m], &last[..=m], opts, Some(2))?;
+        std::hint::black_box(g.timeline_json(false));
+        drop(g);
+        let b = t.elapsed().as_secs_f64();
+        one.push(a);
+        upto.push(b);
+        pair.push(a / b);
+    }
+    let o = median(ours.clone());
+    let (p, ratio, pairs) = if theirs.is_empty() {
+        (None, None, None)
+    } else {
+        let pairs = median(ours.iter().zip(&theirs).map(|(a, b)| a / b).collect());
+        let p = median(theirs);
+        (Some(p * 1e3), Some(o / p), Some(pairs))
+    };
+    Ok(ClassifyBench {
+        file: name.to_string(),
+        moves: n,
+        positions: n + 1,
+        reps,
+        ets_ms_per_game: o * 1e3,
+        ets_ms_per_position: o * 1e3 / (n + 1) as f64,
+        move_n: m,
+        move_n_ms: median(one) * 1e3,
+        timeline_to_n_ms: median(upto) * 1e3,
+        move_n_over_timeline: median(pair),
+        primitives: prims,
+        bytes_per_primitive: heap as f64 / prims.max(1) as f64,
+        timeline_bytes_per_primitive: all_heap as f64 / prims.max(1) as f64,
+        peak_memory_bytes: peak,
+        gnugo_ms_per_game: p,
+        ratio,
+        median_ratio_of_repetitions: pairs,
+        peer: if p.is_some() {
+            "GNU Go 3.8, worms at every position (loadsgf + worm_stones)".into()
+        } else {
+            peer_note
+        },
+    })
+}
+
+/// Runs `ets bench DIR` on the records' bytes `data`: parsing (ets, and `sgf-parse` as the peer),
+/// replay and recording with full attention, `reps` times; `tick` is called after each repetition.
+pub fn record_corpus(data: &[Vec<u8>], reps: usize, mut tick: impl FnMut()) -> Result<RecordBench, BenchError> {
+    let bytes: usize = data.iter().map(|d| d.len()).sum();
+    let texts: Vec<String> = data.iter().map(|d| String::from_utf8_lossy(d).into_owned()).collect();
+    let kinds = GoAlphabet::new();
+    let opts = RecordOptions::default();
+    let (mut ours, mut peer, mut rep, mut rec) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut prims, mut heap, mut games) = (0usize, 0usize, 0usize);
+    for _ in 0..reps.max(1) {
+        let t = Instant::now();
+        let parsed: Vec<Sgf> = data.iter().filter_map(|d| Sgf::parse_bytes(d.clone()).ok()).collect();
+        ours.push(t.elapsed().as_secs_f64());
+        games = parsed.len();
+        let t = Instant::now();
+        let parsed_by_peer = texts.iter().filter(|tx| sgf_parse::go::parse(tx).is_ok()).count();
+        peer.push(t.elapsed().as_secs_f64());
+        std::hint::black_box(parsed_by_peer);
+        let t = Instant::now();
+        let replays: Vec<Replay> = parsed.iter().filter_map(|s| Replay::from_sgf(s, 0, &[]).ok()).collect();
+        rep.push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        (prims, heap) = (0, 0);
+        for r in &replays {
+            let (c, rw) = r.info.size;
+            if check_recording(c, rw, r.positions.len(), opts).is_err() {
+                continue;
+            }
+            let rc = record(&kinds, &r.positions, &last_moves(r, r.len()), opts)?;
+            prims += rc.strukt.len();
+            heap += rc.strukt.heap_bytes();
+        }
+        rec.push(t.elapsed().as_secs_f64());
+        tick();
+    }
+    Ok(RecordBench {
+        files: data.len(),
+        megabytes: bytes as f64 / 1e6,
+        games,
+        reps: reps.max(1),
+        parse_s: median(ours),
+        parse_sgf_parse_s: median(peer),
+        replay_s: median(rep),
+        record_s: median(rec),
+        primitives: prims,
+        bytes_per_primitive: heap as f64 / prims.max(1) as f64,
+    })
+}
