@@ -127,7 +127,6 @@ fn replay_writes_a_struct_that_reads_back() {
 /// Issue 15 item 2: `--move N` and `--timeline` report the same elements, with the same identities
 /// and the same births (one timeline route); a merge names the element it went into.
 #[test]
-#[ignore = "known failure, issue 15 (open): since core's readings of time (late forks, rebirth), a merged element's `merged_into` can name an element the timeline JSON does not list (never complete); the per-move agreement above it passes"]
 fn classify_timeline_agrees_with_the_classification_of_each_position() {
     use std::collections::BTreeSet;
     let game = "examples/go/capture.sgf";

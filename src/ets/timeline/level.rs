@@ -1288,6 +1288,22 @@ impl Level {
             self.delta.merged.push((from, into));
             self.delta.ended.push(from);
         }
+        // An element merged into one begun at this step that then merged away itself (and so was
+        // never an element: stillborn) went, in the end, where that one went.
+        for k in 0..self.delta.merged.len() {
+            let (from, mut into) = self.delta.merged[k];
+            let mut hops = 0;
+            while hops < self.elems.len() {
+                let t = &self.elems[into as usize];
+                if !(t.stillborn && t.merged_into != NONE) {
+                    break;
+                }
+                into = t.merged_into;
+                hops += 1;
+            }
+            self.delta.merged[k].1 = into;
+            self.elems[from as usize].merged_into = into;
+        }
     }
 
     /// Level n ≥ 1: element `e` after step `t`, as far as it is present: its applications whose
