@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 
 use super::notation::{Area, Game, Pattern, Signature};
-use super::posting::{Kind, PostRules, combine, merge};
+use super::posting::{Kind, PostRules, combine, merge, merge_cost};
 
 /// Which library.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -244,6 +244,24 @@ impl Posted {
     }
 }
 
+/// A leaf's value per depth, ordered totally (eviction order).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct LeafKey(f64);
+
+impl Eq for LeafKey {}
+
+impl PartialOrd for LeafKey {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl Ord for LeafKey {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&o.0)
+    }
+}
+
 /// The ACADEMY in memory: the pattern libraries and the Fuseki tree.
 #[derive(Debug, Clone, Default)]
 pub struct Academy {
@@ -344,33 +362,42 @@ impl Academy {
         );
         let p = pattern.normalized(self.game);
         let shape = shape_key(&p.area, self.game);
-        let mut best: Option<(u8, usize, u64, super::posting::Merge)> = None;
+        // the best merge: least (rule, changed cells, id), the first orientation on ties; counted
+        // without building areas (`merge_cost`), the winner's merge built once
+        let mut best: Option<(u8, usize, u64, usize)> = None;
         let orientations = orientations(&p, self.game);
         if let Some(ids) = self.by_shape.get(&(library, shape)) {
             for &id in ids {
                 let e = &self.entries[&id];
-                let known = Pattern {
-                    area: e.area.clone(),
-                    sig: e.sig,
-                    library: None,
-                };
-                for q in &orientations {
-                    let Some(mut m) = merge(q, &known, &self.rules) else {
+                for (oi, q) in orientations.iter().enumerate() {
+                    let bound = best.map(|b| (b.0, b.1));
+                    let Some((kind, changed)) = merge_cost((&q.area, q.sig), (&e.area, e.sig), &self.rules, bound)
+                    else {
                         continue;
                     };
-                    m.area = in_game(&m.area, self.game);
-                    let rank = match m.kind {
+                    let rank = match kind {
                         Kind::Exact => 0,
                         Kind::Generalized => 1,
                         Kind::Specialized => 2,
                     };
-                    let key = (rank, m.changed, id);
-                    if best.as_ref().is_none_or(|b| key < (b.0, b.1, b.2)) {
-                        best = Some((rank, m.changed, id, m));
+                    let key = (rank, changed, id);
+                    if best.is_none_or(|b| key < (b.0, b.1, b.2)) {
+                        best = Some((rank, changed, id, oi));
                     }
                 }
             }
         }
+        let best = best.map(|(r, c, id, oi)| {
+            let e = &self.entries[&id];
+            let known = Pattern {
+                area: e.area.clone(),
+                sig: e.sig,
+                library: None,
+            };
+            let mut m = merge(&orientations[oi], &known, &self.rules).expect("merge_cost said it merges");
+            m.area = in_game(&m.area, self.game);
+            (r, c, id, m)
+        });
         let mut changes = Vec::new();
         let posted = match best {
             Some((_, _, id, m)) => {
@@ -553,30 +580,37 @@ impl Academy {
         changes.push(c);
     }
 
+    /// Evicts leaves while the tree is over its cap: each time the leaf with the lowest
+    /// value/depth (the latest on ties), its win/loss/draw counts going to its father. The leaves
+    /// are kept ordered in a set (a father whose last child goes becomes a leaf).
     fn evict_nodes(&mut self, changes: &mut Vec<Change>) {
-        loop {
-            let count = self.nodes.values().filter(|n| n.parent.is_some()).count();
-            if count <= self.caps.fuseki_cap {
-                return;
-            }
-            let leaf = self
-                .nodes
-                .values()
-                .filter(|n| n.parent.is_some() && self.children.get(&n.id).is_none_or(|c| c.is_empty()))
-                .min_by(|a, b| {
-                    (a.sig.v / a.depth as f64)
-                        .total_cmp(&(b.sig.v / b.depth as f64))
-                        .then(b.id.cmp(&a.id))
-                })
-                .map(|n| (n.id, n.parent.expect("not a root"), n.wld))
-                .expect("a tree over its cap has a leaf");
-            let mut father = self.nodes[&leaf.1].clone();
+        let mut count = self.nodes.values().filter(|n| n.parent.is_some()).count();
+        if count <= self.caps.fuseki_cap {
+            return;
+        }
+        let key = |n: &Node| (LeafKey(n.sig.v / n.depth as f64), std::cmp::Reverse(n.id));
+        let mut leaves: std::collections::BTreeSet<_> = self
+            .nodes
+            .values()
+            .filter(|n| n.parent.is_some() && self.children.get(&n.id).is_none_or(|c| c.is_empty()))
+            .map(key)
+            .collect();
+        while count > self.caps.fuseki_cap {
+            count -= 1;
+            let (_, std::cmp::Reverse(id)) = leaves.pop_first().expect("a tree over its cap has a leaf");
+            let leaf = &self.nodes[&id];
+            let (parent, wld) = (leaf.parent.expect("not a root"), leaf.wld);
+            let mut father = self.nodes[&parent].clone();
             for i in 0..3 {
-                father.wld[i] += leaf.2[i];
+                father.wld[i] += wld[i];
             }
-            for c in [Change::RemoveNode(leaf.0), Change::Node(father)] {
+            for c in [Change::RemoveNode(id), Change::Node(father)] {
                 self.apply(&c);
                 changes.push(c);
+            }
+            let f = &self.nodes[&parent];
+            if f.parent.is_some() && self.children.get(&parent).is_none_or(|c| c.is_empty()) {
+                leaves.insert(key(f));
             }
         }
     }

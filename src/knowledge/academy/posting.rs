@@ -217,6 +217,106 @@ pub fn merge(new: &Pattern, known: &Pattern, rules: &PostRules) -> Option<Merge>
     })
 }
 
+const CELLS: [Cell; 11] = [
+    Cell::Empty,
+    Cell::X,
+    Cell::BKing,
+    Cell::BPiece,
+    Cell::NoWhite,
+    Cell::O,
+    Cell::WKing,
+    Cell::WPiece,
+    Cell::NoBlack,
+    Cell::Off,
+    Cell::Any,
+];
+const NO_MERGE: u8 = 0;
+const KEPT: u8 = 1;
+const CHANGED: u8 = 2;
+
+/// The cell tables as lookups, `[specialization][definitive][a][b]`: whether the pair blocks the
+/// merge, keeps the known cell or changes it (what [`merge_cost`] needs, cell by cell).
+fn tables() -> &'static [[[[u8; 11]; 11]; 2]; 2] {
+    static T: std::sync::OnceLock<[[[[u8; 11]; 11]; 2]; 2]> = std::sync::OnceLock::new();
+    T.get_or_init(|| {
+        let mut t = [[[[NO_MERGE; 11]; 11]; 2]; 2];
+        for (sp, by_rule) in t.iter_mut().enumerate() {
+            for (d, by_def) in by_rule.iter_mut().enumerate() {
+                for &a in &CELLS {
+                    for &b in &CELLS {
+                        let c = if sp == 1 {
+                            specialize_cell(a, b, d == 1)
+                        } else {
+                            generalize_cell(a, b, d == 1)
+                        };
+                        by_def[a as usize][b as usize] = match c {
+                            None => NO_MERGE,
+                            Some(c) if c == b => KEPT,
+                            Some(_) => CHANGED,
+                        };
+                    }
+                }
+            }
+        }
+        t
+    })
+}
+
+/// What [`merge`] would decide for `new` (area and signature) posted against `known`, without
+/// building the merged area: the rule and the number of changed cells. `worse_than`: a
+/// (rule rank, changed) to beat — the count stops (`None`) as soon as the candidate cannot be
+/// at least as good (rank 0 exact, 1 generalized, 2 specialized). Equal to `merge`'s `kind` and
+/// `changed` whenever it answers (tested).
+pub fn merge_cost(
+    new: (&Area, Signature),
+    known: (&Area, Signature),
+    rules: &PostRules,
+    worse_than: Option<(u8, usize)>,
+) -> Option<(Kind, usize)> {
+    let ((a, sa), (b, sb)) = (new, known);
+    if !(rules.symmetric || sa.p == sb.p) {
+        return None;
+    }
+    if a == b {
+        return Some((Kind::Exact, 0));
+    }
+    let (ea, eb) = (sa.e, sb.e);
+    let (kind, rank) = if eb + rules.elo_band > ea && ea > eb - rules.elo_band {
+        (Kind::Generalized, 1)
+    } else if ea > eb + rules.elo_band {
+        (Kind::Specialized, 2)
+    } else {
+        return None;
+    };
+    let limit = match worse_than {
+        Some((r, _)) if rank > r => return None,
+        Some((r, c)) if rank == r => c,
+        _ => usize::MAX,
+    };
+    if a.rows.len() != b.rows.len() || a.rows.iter().zip(&b.rows).any(|(x, y)| x.len() != y.len()) {
+        return None;
+    }
+    let definitive = rules.definitive(sa.v, sb.v);
+    let mut changed = 0;
+    for (ra, rb) in a.rows.iter().zip(&b.rows) {
+        for (&ca, &cb) in ra.iter().zip(rb) {
+            if ca == cb {
+                continue;
+            }
+            let t = &tables()[usize::from(kind == Kind::Specialized)][usize::from(definitive)];
+            match t[ca as usize][cb as usize] {
+                NO_MERGE => return None,
+                CHANGED => changed += 1,
+                _ => {}
+            }
+            if changed > limit {
+                return None;
+            }
+        }
+    }
+    Some((kind, changed))
+}
+
 /// The area of `p` once normalized in `game` (used to compare with stored areas).
 pub fn normalized_area(p: &Pattern, game: Game) -> Area {
     p.normalized(game).area
@@ -381,5 +481,73 @@ mod tests {
         a.sig.p = 2;
         assert_eq!(merge(&a, &pat("x", 1, 1000.0, 0.5), &r), None);
         assert!(merge(&a, &pat("x", 1, 1000.0, 0.5), &PostRules::default()).is_some());
+    }
+
+    #[test]
+    fn merge_cost_agrees_with_merge_and_its_bound_only_prunes_worse_candidates() {
+        let cells = [Empty, X, O, NoWhite, Any, BKing, BPiece, WKing, WPiece, NoBlack];
+        let mut rng = crate::go::fastboard::FastRng::new(7);
+        let r = PostRules::default();
+        let mut agree = [0usize; 3];
+        for (i, c) in CELLS.iter().enumerate() {
+            assert_eq!(*c as usize, i, "the lookup tables index cells in declaration order");
+        }
+        for _ in 0..20_000 {
+            // 2×2 areas over a few letters, so that merges of every kind happen
+            let area = |rng: &mut crate::go::fastboard::FastRng| Area {
+                rows: (0..2)
+                    .map(|_| {
+                        (0..2)
+                            .map(|_| {
+                                let k = if rng.below(2) == 0 { 5 } else { 10 };
+                                cells[rng.below(k)]
+                            })
+                            .collect()
+                    })
+                    .collect(),
+            };
+            let a = area(&mut rng);
+            let b = if rng.below(4) == 0 { a.clone() } else { area(&mut rng) };
+            let sa = Signature {
+                n: 1,
+                e: 1000.0 + 100.0 * rng.below(6) as f64,
+                v: [0.1, 0.5, 0.9][rng.below(3)],
+                p: 1,
+            };
+            let sb = Signature {
+                n: 2,
+                e: 1000.0 + 100.0 * rng.below(6) as f64,
+                v: [0.1, 0.5, 0.9][rng.below(3)],
+                p: 1,
+            };
+            let full = merge(
+                &Pattern {
+                    area: a.clone(),
+                    sig: sa,
+                    library: None,
+                },
+                &Pattern {
+                    area: b.clone(),
+                    sig: sb,
+                    library: None,
+                },
+                &r,
+            );
+            let cost = merge_cost((&a, sa), (&b, sb), &r, None);
+            assert_eq!(cost, full.as_ref().map(|m| (m.kind, m.changed)), "{a:?} {b:?}");
+            if let Some((kind, changed)) = cost {
+                agree[kind as usize] += 1;
+                let rank = kind as u8;
+                // a bound it meets or beats keeps it; a strictly better one drops it
+                assert_eq!(merge_cost((&a, sa), (&b, sb), &r, Some((rank, changed))), cost);
+                if changed > 0 {
+                    assert_eq!(merge_cost((&a, sa), (&b, sb), &r, Some((rank, changed - 1))), None);
+                }
+                if rank > 0 {
+                    assert_eq!(merge_cost((&a, sa), (&b, sb), &r, Some((rank - 1, usize::MAX))), None);
+                }
+            }
+        }
+        assert!(agree.iter().all(|&k| k >= 10), "every rule exercised: {agree:?}");
     }
 }
