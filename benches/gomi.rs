@@ -14,7 +14,7 @@ use ets::knowledge::academy::db::{Settings, Shared};
 use ets::knowledge::academy::games::Post;
 use ets::knowledge::gomi::estimate::Counts;
 use ets::knowledge::gomi::play::{Gomi, Settings as GomiSettings};
-use ets::knowledge::gomi::qm::{Dist, q_max};
+use ets::knowledge::gomi::qm::{Dist, Grid, q_max, q_max_with};
 use statrs::function::beta::inv_beta_reg;
 use std::hint::black_box;
 use std::path::Path;
@@ -47,6 +47,11 @@ fn overlapping() -> Vec<Dist> {
         .collect()
 }
 
+/// 361 moves as `ets::knowledge::gomi::qm::mixed_361` (the accuracy test's set).
+fn mixed() -> Vec<Dist> {
+    ets::knowledge::gomi::qm::mixed_361()
+}
+
 /// The peer: q by plain Monte Carlo, `draws` draws of every move's p (inverse-CDF sampling with
 /// `statrs`), each argmax counted.
 fn q_monte_carlo(ds: &[Dist], draws: usize, rng: &mut FastRng) -> Vec<f64> {
@@ -69,6 +74,20 @@ fn qm(c: &mut Criterion) {
     let (a, b) = (realistic(), overlapping());
     g.bench_function("361 moves, realistic", |bn| bn.iter(|| black_box(q_max(&a))));
     g.bench_function("361 moves, all contending", |bn| bn.iter(|| black_box(q_max(&b))));
+    let c = mixed();
+    g.bench_function("361 moves, mixed with ties and n to 10^5", |bn| {
+        bn.iter(|| black_box(q_max(&c)))
+    });
+    // the peer: the first implementation's grid (quarter-deviation panels, ±21-deviation spans)
+    g.bench_function("first implementation (Grid::FINE), realistic", |bn| {
+        bn.iter(|| black_box(q_max_with(&a, Grid::FINE)))
+    });
+    g.bench_function("first implementation (Grid::FINE), all contending", |bn| {
+        bn.iter(|| black_box(q_max_with(&b, Grid::FINE)))
+    });
+    g.bench_function("first implementation (Grid::FINE), mixed", |bn| {
+        bn.iter(|| black_box(q_max_with(&c, Grid::FINE)))
+    });
     g.sample_size(10);
     let mut rng = FastRng::new(5);
     g.bench_function("Monte Carlo 1000 draws, realistic", |bn| {

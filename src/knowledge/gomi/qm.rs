@@ -132,8 +132,79 @@ struct Group {
     sup: (f64, f64),
 }
 
+/// How [`q_max_with`] lays its grid.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Grid {
+    /// The least panel width, in standard deviations of the narrowest contending distribution.
+    pub gap: f64,
+    /// Whether each distribution's span (where its CDF is carried; 0 below, 1 above) ends where a
+    /// tail bound puts its mass beyond under 10⁻¹⁷ (log-concave densities: the tail beyond x is at
+    /// most f(x)/|(ln f)′(x)|), rather than at 21 standard deviations from its mean.
+    pub tight_spans: bool,
+}
+
+impl Grid {
+    /// The grid of [`q_max`]: panels of at least one standard deviation, spans by tail bounds.
+    pub const FAST: Grid = Grid {
+        gap: 1.0,
+        tight_spans: true,
+    };
+    /// The first implementation's grid (kept as the benchmark's peer and a second route in
+    /// tests): panels of a quarter deviation, spans of ±21 deviations.
+    pub const FINE: Grid = Grid {
+        gap: 0.25,
+        tight_spans: false,
+    };
+}
+
+/// Where a distribution's CDF moves: from where less than 10⁻¹⁷ of its mass lies below to where
+/// less than 10⁻¹⁷ lies above, found by stepping out from the mean by standard deviations and
+/// bounding the tail by f(x)/|(ln f)′(x)| (valid past the mode of a log-concave density; Beta
+/// posteriors have α, β ≥ 1). At most ±40 deviations; clipped to the support.
+fn tight_span(d: &Dist, mean: f64, sd: f64, lnorm: f64) -> (f64, f64) {
+    const EPS: f64 = 1e-17;
+    let (a1, b1) = (d.alpha - 1.0, d.beta - 1.0);
+    let lf = |x: f64| {
+        (if a1 == 0.0 { 0.0 } else { a1 * x.ln() }) + (if b1 == 0.0 { 0.0 } else { b1 * (1.0 - x).ln() }) + lnorm
+    };
+    let g = |x: f64| a1 / x - b1 / (1.0 - x);
+    if a1 < 0.0 || b1 < 0.0 {
+        return ((mean - 21.0 * sd).max(d.lo), (mean + 21.0 * sd).min(d.hi));
+    }
+    let mut hi = d.hi;
+    let mut lo = d.lo;
+    for k in 3..=40 {
+        let x = mean + k as f64 * sd;
+        if x >= d.hi {
+            break;
+        }
+        let gx = g(x);
+        if gx < 0.0 && lf(x).exp() < EPS * -gx {
+            hi = x;
+            break;
+        }
+    }
+    for k in 3..=40 {
+        let x = mean - k as f64 * sd;
+        if x <= d.lo {
+            break;
+        }
+        let gx = g(x);
+        if gx > 0.0 && lf(x).exp() < EPS * gx {
+            lo = x;
+            break;
+        }
+    }
+    (lo, hi)
+}
+
 /// q_m for every move (in the order given). The values sum to 1 up to rounding.
 pub fn q_max(dists: &[Dist]) -> Vec<f64> {
+    q_max_with(dists, Grid::FAST)
+}
+
+/// [`q_max`] on a chosen grid.
+pub fn q_max_with(dists: &[Dist], grid: Grid) -> Vec<f64> {
     let mut out = vec![0.0; dists.len()];
     if dists.is_empty() {
         return out;
@@ -147,13 +218,19 @@ pub fn q_max(dists: &[Dist]) -> Vec<f64> {
         let d = dists[i];
         if groups.last().is_none_or(|g| g.d.key() != d.key()) {
             let (mean, sd) = d.mean_sd();
+            let lnorm = -ln_beta(d.alpha, d.beta) - d.mass().max(1e-300).ln();
+            let sup = if grid.tight_spans {
+                tight_span(&d, mean, sd, lnorm)
+            } else {
+                ((mean - 21.0 * sd).max(d.lo), (mean + 21.0 * sd).min(d.hi))
+            };
             groups.push(Group {
                 d,
                 count: 0,
                 mean,
                 sd,
-                lnorm: -ln_beta(d.alpha, d.beta) - d.mass().max(1e-300).ln(),
-                sup: ((mean - 21.0 * sd).max(d.lo), (mean + 21.0 * sd).min(d.hi)),
+                lnorm,
+                sup,
             });
         }
         let g = groups.len() - 1;
@@ -224,7 +301,7 @@ pub fn q_max(dists: &[Dist]) -> Vec<f64> {
         .flat_map(|&k| [groups[k].d.lo, groups[k].d.hi])
         .filter(|&x| x > cut && x < end)
         .collect();
-    let gap = 0.25 * min_sd;
+    let gap = grid.gap * min_sd;
     let mut cuts = vec![bp[0]];
     for &x in &bp[1..] {
         let last = cuts[cuts.len() - 1];
@@ -377,6 +454,33 @@ pub fn q_max(dists: &[Dist]) -> Vec<f64> {
     out
 }
 
+/// A hard 361-move set (tests and benchmarks): 100 never-seen moves (uniform, tied), 60 tied at
+/// (n, r) = (10, 6), 100 distinct moves seen 1–400 times at rates 0.3–0.8, 40 peaked ones seen
+/// 10⁴–10⁵ times at rates 0.78–0.82, 11 tied at (10⁵, 80,000) and 50 tied at (400, 320).
+pub fn mixed_361() -> Vec<Dist> {
+    let c = |n: u64, r: u64| Dist::posterior(Counts { n, r });
+    let mut rng = crate::go::fastboard::FastRng::new(361);
+    let mut v = Vec::with_capacity(361);
+    v.extend((0..100).map(|_| c(0, 0)));
+    v.extend((0..60).map(|_| c(10, 6)));
+    for _ in 0..100 {
+        let n = 1 + rng.below(400) as u64;
+        v.push(c(n, ((n as f64 * (0.3 + 0.5 * rng.unit())) as u64).min(n)));
+    }
+    for _ in 0..40 {
+        let n = 10_000 + rng.below(90_001) as u64;
+        v.push(c(n, (n as f64 * (0.78 + 0.04 * rng.unit())) as u64));
+    }
+    v.extend((0..11).map(|_| c(100_000, 80_000)));
+    v.extend((0..50).map(|_| c(400, 320)));
+    // interleaved, as a position's legal moves would be
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i + 1));
+    }
+    order.into_iter().map(|i| v[i]).collect()
+}
+
 /// Samples a move index from q (the strategy σ's step 4), given a uniform number in [0, 1).
 pub fn sample(q: &[f64], u: f64) -> usize {
     let total: f64 = q.iter().sum();
@@ -482,26 +586,36 @@ mod tests {
     }
 
     /// Conditional Monte Carlo: with c moves sharing m's distribution, q_m = E[∏ F_j(y)]/c over
-    /// the other distributions j, y the largest of the c (sampled as F⁻¹(U^{1/c}), U stratified),
-    /// exact CDFs from `statrs`.
+    /// the other distributions j, y the largest of the c, of density c·f_m·F_m^{c−1}. Drawn by
+    /// stratified importance sampling, uniform over [t, 1] (one draw per stratum) and weighted by
+    /// that density: t, below which some other move's p is under 10⁻¹³ likely to be lower, keeps
+    /// the draws where the product lives; exact CDFs from `statrs` (no inverse CDF, whose error
+    /// would bias the estimate).
     fn q_monte_carlo(ds: &[Dist], m: usize, samples: usize, seed: u64) -> f64 {
         let mut rng = FastRng::new(seed);
         let fm = ds[m];
         assert!(!fm.truncated());
         let c = ds.iter().filter(|d| **d == fm).count();
+        let t = ds
+            .iter()
+            .filter(|d| **d != fm)
+            .map(|d| inv_beta_reg(d.alpha, d.beta, 1e-13))
+            .fold(0.0, f64::max);
         let mut s = 0.0;
         for i in 0..samples {
-            let u = ((i as f64 + rng.unit()) / samples as f64).powf(1.0 / c as f64);
-            let x = inv_beta_reg(fm.alpha, fm.beta, u);
-            let mut v = 1.0;
+            let y = t + (1.0 - t) * (i as f64 + rng.unit()) / samples as f64;
+            let mut v = c as f64 * fm.pdf(y) * fm.cdf(y).powi(c as i32 - 1);
+            if v == 0.0 {
+                continue;
+            }
             for dj in ds {
                 if *dj != fm {
-                    v *= dj.cdf(x);
+                    v *= dj.cdf(y);
                 }
             }
             s += v;
         }
-        s / samples as f64 / c as f64
+        (1.0 - t) * s / samples as f64 / c as f64
     }
 
     #[test]
@@ -534,6 +648,56 @@ mod tests {
             }
         }
         assert!(checked >= 3);
+    }
+
+    #[test]
+    fn mixed_361_moves_with_ties_and_peaked_densities_to_1e_6_against_monte_carlo() {
+        let ds = mixed_361();
+        assert_eq!(ds.len(), 361);
+        let q = q_max(&ds);
+        let sum: f64 = q.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-9, "{sum}");
+        // equal distributions, equal q; and the first implementation's finer grid agrees
+        for i in 0..ds.len() {
+            for j in 0..i {
+                if ds[i] == ds[j] {
+                    assert_eq!(q[i], q[j]);
+                }
+            }
+        }
+        let fine = q_max_with(&ds, Grid::FINE);
+        for (m, (a, b)) in q.iter().zip(&fine).enumerate() {
+            assert!((a - b).abs() < 1e-8, "move {m} ({:?}): {a} vs fine grid {b}", ds[m]);
+        }
+        // against Monte Carlo: the ten distinct distributions of largest q, the three peaked ones of
+        // largest q, and the three of least
+        let mut distinct: Vec<usize> = Vec::new();
+        for m in 0..ds.len() {
+            if !distinct.iter().any(|&k| ds[k] == ds[m]) {
+                distinct.push(m);
+            }
+        }
+        distinct.sort_by(|&a, &b| q[b].total_cmp(&q[a]));
+        let peaked: Vec<usize> = distinct
+            .iter()
+            .copied()
+            .filter(|&m| ds[m].alpha + ds[m].beta > 1e4)
+            .collect();
+        // (100 uniform moves make a peaked one's chance to lead small, but not 0)
+        assert!(q[peaked[0]] > 0.0, "peaked distributions (seen ≥ 10⁴ times) contend");
+        let picks: Vec<usize> = distinct[..10]
+            .iter()
+            .chain(&peaked[..3])
+            .chain(&distinct[distinct.len() - 3..])
+            .copied()
+            .collect();
+        let mut checked = 0;
+        for m in picks {
+            let mc = q_monte_carlo(&ds, m, 5_000, m as u64);
+            assert!((q[m] - mc).abs() < 1e-6, "move {m} ({:?}): {} vs MC {mc}", ds[m], q[m]);
+            checked += 1;
+        }
+        assert_eq!(checked, 16);
     }
 
     #[test]
