@@ -224,3 +224,87 @@ fn the_same_store_on_postgresql() {
     stress(&server.url, &dir);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Principle 8 ("in one store"): Forme_K (`ets learn`), the ACADEMY (`ets academy learn`) and
+/// Gomi (`ets evaluate --store`) learn into the same SQLite file, each reads its own knowledge
+/// back from it, and the file's `ets_migration` registers all three schemas.
+#[test]
+fn forme_k_the_academy_and_gomi_share_one_store_file() {
+    use ets::knowledge::gomi::{play::Gomi, play::Settings as GomiSettings, store as gomi_store};
+    use ets::knowledge::pattern_store;
+    use ets::store::{Store, Value};
+    let dir = temp_dir("one");
+    let file = dir.join("knowledge.db");
+    let f = file.to_str().unwrap();
+    let games = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/games");
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_ets")).args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let tom = games.join("tom-9d");
+    let tom = tom.to_str().unwrap();
+    run(&["learn", tom, "--store", f, "--kmax", "8", "--threads", "1", "--no-rank"]);
+    run(&["academy", "learn", tom, "--store", f]);
+    let nine = games.join("9x9/001.sgf");
+    run(&[
+        "evaluate",
+        nine.to_str().unwrap(),
+        "--games",
+        "12",
+        "--no-classes",
+        "--store",
+        f,
+    ]);
+    // each reads its own knowledge back from the one file
+    let mut st = Store::open(f).unwrap();
+    assert_eq!(
+        st.value("PRAGMA integrity_check", &[]).unwrap(),
+        Some(Value::Text("ok".into()))
+    );
+    assert!(pattern_store::settings(&mut st).unwrap().is_some(), "Forme_K settings");
+    let (tree, _) = pattern_store::load(&mut st).unwrap();
+    let fk = st
+        .value("SELECT COUNT(*) FROM fk_pattern", &[])
+        .unwrap()
+        .and_then(|v| v.as_i64());
+    assert!(fk.unwrap_or(0) > 1, "Forme_K patterns: {fk:?}");
+    let _ = tree;
+    let components: Vec<String> = st.migrations().unwrap().into_iter().map(|m| m.0).collect();
+    for c in ["academy", "gomi"] {
+        assert!(
+            components.iter().any(|x| x == c),
+            "{c} in ets_migration: {components:?}"
+        );
+    }
+    assert!(
+        components.iter().any(|x| x != "academy" && x != "gomi"),
+        "Forme_K's migrations: {components:?}"
+    );
+    let shared = Shared::open(f, Settings::default()).unwrap();
+    let a = shared.academy();
+    let records = std::fs::read_dir(games.join("tom-9d")).unwrap().count() as u64;
+    assert_eq!(a.games.0, records, "every record posted");
+    assert!(a.library(ets::knowledge::academy::library::Library::Yose).count() > 0);
+    let g = gomi_store::load(f, Gomi::new(GomiSettings::default())).unwrap();
+    let n: u64 = g.gomi.entries.values().map(|c| c.n).sum();
+    assert!(
+        !g.gomi.entries.is_empty() && n >= 12,
+        "Gomi's entries from the 12 sample games: {} entries, {n} matches",
+        g.gomi.entries.len()
+    );
+    // and all three are visible to plain SQL in the same file
+    let counts = st
+        .rows(
+            "SELECT (SELECT COUNT(*) FROM fk_pattern), (SELECT COUNT(*) FROM academy_patterns),
+                    (SELECT COUNT(*) FROM gomi_estimate)",
+            &[],
+        )
+        .unwrap();
+    assert!(counts[0].iter().all(|v| v.as_i64().unwrap_or(0) > 0), "{counts:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -261,6 +261,10 @@ mod postgres_backend {
     }
 }
 
+/// What the ACADEMY's schema (version 1) holds, as recorded in `ets_migration`.
+pub const SCHEMA_DESCRIPTION: &str = "academy_setting, academy_post (the log), academy_pattern, academy_fuseki, \
+     academy_stats; views academy_patterns, academy_fuseki_live (own connection layer: SQLite WAL or PostgreSQL)";
+
 /// The ACADEMY's tables in SQLite.
 pub const SCHEMA_SQLITE: &str = "
 CREATE TABLE IF NOT EXISTS academy_setting (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -394,6 +398,17 @@ impl Shared {
     fn init(&mut self, settings: Settings) -> Result<(), DbError> {
         let schema = self.db.schema();
         self.db.batch(schema)?;
+        // one register of schema versions per store file: the store's `ets_migration`, where
+        // Forme_K and Gomi record theirs (same definition as `crate::store`'s)
+        self.db.batch(
+            "CREATE TABLE IF NOT EXISTS ets_migration (component TEXT NOT NULL, version INTEGER NOT NULL,
+             description TEXT NOT NULL, applied TEXT NOT NULL, PRIMARY KEY (component, version))",
+        )?;
+        self.db.exec(
+            "INSERT INTO ets_migration (component, version, description, applied) VALUES ('academy', 1, ?1, ?2)
+             ON CONFLICT (component, version) DO NOTHING",
+            &[Val::Text(SCHEMA_DESCRIPTION.into()), Val::Text(now())],
+        )?;
         let have = self.db.rows("SELECT name, value FROM academy_setting", &[])?;
         if have.is_empty() {
             let c = settings.caps;

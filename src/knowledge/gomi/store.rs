@@ -1,4 +1,5 @@
-//! Gomi's pattern database in the store (an SQLite file, the same one the ACADEMY may use):
+//! Gomi's pattern database in the store ([`crate::store`], principle 8: the same SQLite file as
+//! Forme_K and the ACADEMY may hold it; its tables come as the store's migration `gomi` 1):
 //! `gomi_entry (chi, formula, n, r)`, `gomi_reach (chi, next, count)`, `gomi_class (chi, name)`,
 //! and the view `gomi_estimate` (each entry with its Beta parameters and posterior mean, a Forme_K
 //! pattern's id in part 1's store (`fk_pattern.id`), and a local pattern's 3×3 area in the ACADEMY's notation, seen by the mover: `x` the mover's stones,
@@ -9,10 +10,9 @@
 
 use std::collections::HashMap;
 
-use rusqlite::Connection;
-
 use super::estimate::Counts;
 use super::play::{Chi, Formula, Gomi};
+use crate::store::{Migration, Store, StoreError, Value};
 
 /// The tables.
 pub const SCHEMA: &str = "
@@ -38,6 +38,16 @@ CREATE VIEW gomi_estimate AS
     FROM gomi_entry e LEFT JOIN gomi_class c ON c.chi = e.chi;
 ";
 
+/// Gomi's migrations in the store (its tables are created `IF NOT EXISTS`, so a file made
+/// before Gomi moved onto the store is adopted as it is).
+pub const MIGRATIONS: &[Migration] = &[Migration {
+    component: "gomi",
+    version: 1,
+    description: "gomi_entry, gomi_reach, gomi_class and the view gomi_estimate",
+    sqlite: SCHEMA,
+    postgres: None,
+}];
+
 /// A loaded database and what it held when loaded (to save only the increments).
 #[derive(Debug)]
 pub struct Loaded {
@@ -47,95 +57,106 @@ pub struct Loaded {
     base_reach: HashMap<(Chi, Chi), u32>,
 }
 
-fn open(path: &str) -> rusqlite::Result<Connection> {
-    let c = Connection::open(path)?;
-    c.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 600000;")?;
-    // in one write transaction: evaluators opening one store at once do not race on the view
-    c.execute_batch(&format!("BEGIN IMMEDIATE; {SCHEMA} COMMIT;"))?;
-    Ok(c)
+/// Opens the store at `path` with Gomi's tables (migrated in one write transaction, so that
+/// evaluators opening one store at once do not race on the view).
+pub fn open(path: &str) -> Result<Store, StoreError> {
+    let mut st = Store::open(path)?;
+    if st.migrate(MIGRATIONS).is_err() {
+        // another evaluator applied it between our check and our transaction: it is there now
+        st.migrate(MIGRATIONS)?;
+    }
+    Ok(st)
+}
+
+fn int(v: &Value) -> i64 {
+    v.as_i64().unwrap_or(0)
 }
 
 /// Loads the database at `path` (created if needed).
-pub fn load(path: &str, gomi: Gomi) -> rusqlite::Result<Loaded> {
-    let c = open(path)?;
+pub fn load(path: &str, gomi: Gomi) -> Result<Loaded, StoreError> {
+    let mut st = open(path)?;
     let mut gomi = gomi;
-    let mut st = c.prepare("SELECT chi, formula, n, r FROM gomi_entry")?;
-    let rows = st.query_map([], |r| {
-        Ok((
-            r.get::<_, i64>(0)?,
-            r.get::<_, i64>(1)?,
-            r.get::<_, i64>(2)?,
-            r.get::<_, i64>(3)?,
-        ))
-    })?;
-    for row in rows {
-        let (chi, f, n, r) = row?;
-        if let Some(f) = Formula::from_code(f) {
+    st.query("SELECT chi, formula, n, r FROM gomi_entry", &[], |r| {
+        if let Some(f) = Formula::from_code(int(&r[1])) {
             gomi.entries.insert(
-                (chi as u64, f),
+                (int(&r[0]) as u64, f),
                 Counts {
-                    n: n as u64,
-                    r: r as u64,
+                    n: int(&r[2]) as u64,
+                    r: int(&r[3]) as u64,
                 },
             );
         }
-    }
-    let mut st = c.prepare("SELECT chi, next, count FROM gomi_reach")?;
-    let rows = st.query_map([], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
+        Ok(())
     })?;
     let mut base_reach = HashMap::new();
-    for row in rows {
-        let (a, b, k) = row?;
-        gomi.reach.entry(a as u64).or_default().insert(b as u64, k as u32);
-        base_reach.insert((a as u64, b as u64), k as u32);
-    }
-    let mut st = c.prepare("SELECT chi, name FROM gomi_class")?;
-    let rows = st.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
-    for row in rows {
-        let (chi, name) = row?;
-        gomi.class_names.insert(chi as u64, name);
-    }
+    st.query("SELECT chi, next, count FROM gomi_reach", &[], |r| {
+        let (a, b, k) = (int(&r[0]) as u64, int(&r[1]) as u64, int(&r[2]) as u32);
+        gomi.reach.entry(a).or_default().insert(b, k);
+        base_reach.insert((a, b), k);
+        Ok(())
+    })?;
+    st.query("SELECT chi, name FROM gomi_class", &[], |r| {
+        gomi.class_names
+            .insert(int(&r[0]) as u64, r[1].as_str().unwrap_or("").to_string());
+        Ok(())
+    })?;
     let base = gomi.entries.clone();
     Ok(Loaded { gomi, base, base_reach })
 }
 
 impl Loaded {
     /// Adds what was learned since loading to the database at `path`, in one transaction.
-    pub fn save(&mut self, path: &str) -> rusqlite::Result<usize> {
-        let mut c = open(path)?;
-        let tx = c.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let mut changed = 0;
-        {
-            let mut up = tx.prepare(
-                "INSERT INTO gomi_entry (chi, formula, n, r) VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (chi, formula) DO UPDATE SET n = n + excluded.n, r = r + excluded.r",
-            )?;
-            for (&(chi, f), &cnt) in &self.gomi.entries {
-                let b = self.base.get(&(chi, f)).copied().unwrap_or_default();
-                if cnt.n > b.n {
-                    up.execute((chi as i64, f as i64, (cnt.n - b.n) as i64, (cnt.r - b.r) as i64))?;
-                    changed += 1;
-                }
-            }
-            let mut up = tx.prepare(
-                "INSERT INTO gomi_reach (chi, next, count) VALUES (?1, ?2, ?3)
-                 ON CONFLICT (chi, next) DO UPDATE SET count = count + excluded.count",
-            )?;
-            for (&a, next) in &self.gomi.reach {
-                for (&b, &k) in next {
-                    let base = self.base_reach.get(&(a, b)).copied().unwrap_or(0);
-                    if k > base {
-                        up.execute((a as i64, b as i64, (k - base) as i64))?;
-                    }
-                }
-            }
-            let mut up = tx.prepare("INSERT OR IGNORE INTO gomi_class (chi, name) VALUES (?1, ?2)")?;
-            for (&chi, name) in &self.gomi.class_names {
-                up.execute((chi as i64, name))?;
+    pub fn save(&mut self, path: &str) -> Result<usize, StoreError> {
+        let mut st = open(path)?;
+        let mut entries = Vec::new();
+        for (&(chi, f), &cnt) in &self.gomi.entries {
+            let b = self.base.get(&(chi, f)).copied().unwrap_or_default();
+            if cnt.n > b.n {
+                entries.push(vec![
+                    Value::Int(chi as i64),
+                    Value::Int(f as i64),
+                    Value::Int((cnt.n - b.n) as i64),
+                    Value::Int((cnt.r - b.r) as i64),
+                ]);
             }
         }
-        tx.commit()?;
+        let mut reach = Vec::new();
+        for (&a, next) in &self.gomi.reach {
+            for (&b, &k) in next {
+                let base = self.base_reach.get(&(a, b)).copied().unwrap_or(0);
+                if k > base {
+                    reach.push(vec![
+                        Value::Int(a as i64),
+                        Value::Int(b as i64),
+                        Value::Int((k - base) as i64),
+                    ]);
+                }
+            }
+        }
+        let classes: Vec<Vec<Value>> = self
+            .gomi
+            .class_names
+            .iter()
+            .map(|(&chi, name)| vec![Value::Int(chi as i64), Value::Text(name.clone())])
+            .collect();
+        let changed = entries.len();
+        st.transaction(|s| {
+            s.execute_many(
+                "INSERT INTO gomi_entry (chi, formula, n, r) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (chi, formula) DO UPDATE SET n = n + excluded.n, r = r + excluded.r",
+                entries,
+            )?;
+            s.execute_many(
+                "INSERT INTO gomi_reach (chi, next, count) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (chi, next) DO UPDATE SET count = count + excluded.count",
+                reach,
+            )?;
+            s.execute_many(
+                "INSERT INTO gomi_class (chi, name) VALUES (?1, ?2) ON CONFLICT (chi) DO NOTHING",
+                classes,
+            )?;
+            Ok(())
+        })?;
         self.base = self.gomi.entries.clone();
         self.base_reach = self
             .gomi
@@ -191,7 +212,7 @@ mod tests {
         let chi: Chi = 16384 + 8192 + 768 + 48;
         a.gomi.entries.insert((chi, Formula::MoverWins), Counts { n: 8, r: 6 });
         a.save(&p).unwrap();
-        let c = Connection::open(&p).unwrap();
+        let c = rusqlite::Connection::open(&p).unwrap();
         let row: (String, String, i64, i64, f64) = c
             .query_row(
                 "SELECT area, formula, alpha, beta, mean FROM gomi_estimate WHERE chi = ?1",
