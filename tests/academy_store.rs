@@ -285,8 +285,8 @@ fn forme_k_the_academy_and_gomi_share_one_store_file() {
         components.iter().any(|x| x != "academy" && x != "gomi"),
         "Forme_K's migrations: {components:?}"
     );
-    let shared = Shared::open(f, Settings::default()).unwrap();
-    let a = shared.academy();
+    let mut shared = Shared::open(f, Settings::default()).unwrap();
+    let a = shared.refresh().unwrap();
     let records = std::fs::read_dir(games.join("tom-9d")).unwrap().count() as u64;
     assert_eq!(a.games.0, records, "every record posted");
     assert!(a.library(ets::knowledge::academy::library::Library::Yose).count() > 0);
