@@ -601,8 +601,8 @@ impl Academy {
             let leaf = &self.nodes[&id];
             let (parent, wld) = (leaf.parent.expect("not a root"), leaf.wld);
             let mut father = self.nodes[&parent].clone();
-            for i in 0..3 {
-                father.wld[i] += wld[i];
+            for (f, w) in father.wld.iter_mut().zip(wld) {
+                *f += w;
             }
             for c in [Change::RemoveNode(id), Change::Node(father)] {
                 self.apply(&c);
