@@ -213,6 +213,10 @@ pub struct Level {
     pub(crate) delta: LevelDelta,
     /// Matches applied at this step by an element above that another element above holds too.
     pub(crate) shared: Vec<MatchId>,
+    /// Scratch of [`Level::derive`]: per match, the pass that last offered it again (a rebirth
+    /// offers each match once).
+    offered: Vec<u32>,
+    offer_gen: u32,
 }
 
 impl Level {
@@ -231,6 +235,8 @@ impl Level {
             due: Vec::new(),
             delta: LevelDelta::default(),
             shared: Vec::new(),
+            offered: Vec::new(),
+            offer_gen: 0,
         }
     }
     /// The level's number.
@@ -1120,36 +1126,43 @@ impl Level {
         // elements no longer living that hold a node ending now offer their applications of start
         // sets, present at this step, as starts again (docs/semantics.md, "rebirth").
         if !cx.level0 {
-            let mut again: Vec<MatchId> = Vec::new();
+            // The elements first, each once (an element holding several of the nodes that end
+            // would offer its applications once per node).
+            let mut dead: Vec<ElementId> = Vec::new();
             for &x in ended_nodes {
-                for &e in self.holders_of_node(x) {
-                    if self.alive(e) {
-                        continue;
-                    }
-                    again.extend(
-                        self.elems[e as usize]
-                            .apps
-                            .iter()
-                            .copied()
-                            .filter(|&m| m < cx.first_new),
-                    );
-                }
+                dead.extend(self.holders_of_node(x).iter().copied().filter(|&e| !self.alive(e)));
             }
             // and the elements that ended at this step because what of them is present no longer
             // forms an element (a space that shrinks, a shape that lost a part).
-            for &e in &self.delta.ended {
-                if self.elems[e as usize].end_kind == EndKind::Vanished {
-                    again.extend(
-                        self.elems[e as usize]
-                            .apps
-                            .iter()
-                            .copied()
-                            .filter(|&m| m < cx.first_new),
-                    );
+            dead.extend(
+                self.delta
+                    .ended
+                    .iter()
+                    .copied()
+                    .filter(|&e| self.elems[e as usize].end_kind == EndKind::Vanished),
+            );
+            dead.sort_unstable();
+            dead.dedup();
+            // Each match once (elements born again from one another share their applications):
+            // a mark per match, then the few distinct ones in order.
+            self.offer_gen = self.offer_gen.wrapping_add(1);
+            if self.offer_gen == 0 {
+                self.offered.iter_mut().for_each(|g| *g = 0);
+                self.offer_gen = 1;
+            }
+            if self.offered.len() < cx.first_new as usize {
+                self.offered.resize(cx.first_new as usize, 0);
+            }
+            let mut again: Vec<MatchId> = Vec::new();
+            for e in dead {
+                for &m in &self.elems[e as usize].apps {
+                    if m < cx.first_new && self.offered[m as usize] != self.offer_gen {
+                        self.offered[m as usize] = self.offer_gen;
+                        again.push(m);
+                    }
                 }
             }
             again.sort_unstable();
-            again.dedup();
             for m in again {
                 if self.presence(cx, m) != Presence::Here {
                     continue;
