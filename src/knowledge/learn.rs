@@ -48,7 +48,19 @@ pub struct GameCount {
 /// pattern of `tree` matching there (at most `kmax` facts); for every played move,
 /// `played_ends[d] += 1`. [`Tree::accumulate`] turns them into `n_match` and `n_played`.
 pub fn count_game(tree: &Tree, replay: &Replay, kmax: usize, ends: &mut [u32], played_ends: &mut [u32]) -> GameCount {
-    let mut c = Counter::default();
+    count_game_by(Counter::default(), tree, replay, kmax, ends, played_ends)
+}
+
+/// [`count_game`] with a given counter ([`Counter::hashed`]: the route before the frozen tree, a
+/// peer for tests and benchmarks).
+pub fn count_game_by(
+    mut c: Counter,
+    tree: &Tree,
+    replay: &Replay,
+    kmax: usize,
+    ends: &mut [u32],
+    played_ends: &mut [u32],
+) -> GameCount {
     let mut out = GameCount::default();
     for pos in positions(replay) {
         let legal = Analysis::new(pos.board).legal_points(&pos);
@@ -98,11 +110,22 @@ type Seen = (Vec<u8>, Vec<(u32, u32)>);
 pub struct Counter {
     /// Per player: the board when they last moved, and per point (deepest node, distance read).
     seen: [Option<Seen>; 2],
+    /// Match through the tree's hash map ([`Tree::deepest_hashed`]).
+    hashed: bool,
 }
 
 const INVALID: u32 = u32::MAX;
 
 impl Counter {
+    /// A counter matching through the tree's hash map of children, reading a fact past a leaf:
+    /// the route before [`super::forme_k::Frozen`] (tests and benchmarks compare the two).
+    pub fn hashed() -> Counter {
+        Counter {
+            hashed: true,
+            ..Counter::default()
+        }
+    }
+
     /// The deepest pattern at each of `points` (of the position's board), reusing what is still
     /// valid since the same player last moved.
     pub fn deepest(
@@ -149,7 +172,11 @@ impl Counter {
                 if e.0 == INVALID {
                     let g = grid.get_or_insert_with(|| Grid::new(b, pos.mover));
                     let mut w = Walk::new(g, p.col as i32, p.row as i32);
-                    let d = tree.deepest(&mut w, kmax);
+                    let d = if self.hashed {
+                        tree.deepest_hashed(&mut w, kmax)
+                    } else {
+                        tree.deepest(&mut w, kmax)
+                    };
                     *e = (d, order.dist(w.reach()));
                 }
                 e.0
