@@ -10,7 +10,8 @@
 //! ```
 //! (arguments: a directory or SGF file, how many games, Kmax, MIN). A fifth argument, a store that
 //! `ets learn` wrote, counts with that store's pattern tree instead of the one pass 1 made from
-//! these games (the tree of a whole collection, millions of patterns, is what learning meets):
+//! these games (the tree of a whole collection, millions of patterns, is what learning meets), and
+//! times one commit of their counts into it (it changes that store: give it a copy):
 //! ```sh
 //! cargo run --release --example forme_k_passes -- ../shared/data/games/tom-9d 200 15 2 fk15.db
 //! ```
@@ -115,6 +116,36 @@ fn main() -> ExitCode {
             "pass 2 ({label}): {tests} tested points, {dt:.2} CPU-s = {:.0} ns per point, {:.1} games/s per core",
             dt * 1e9 / tests as f64,
             games.len() as f64 / dt
+        );
+    }
+    // The store's side of pass 2: one commit of the counts of these games (into the store given,
+    // which it changes: give a copy).
+    if let Some(path) = args.get(4) {
+        let mut e = vec![0u32; tree.len()];
+        let mut p = vec![0u32; tree.len()];
+        for g in &games {
+            count_game(&tree, &g.replay, kmax, &mut e, &mut p);
+        }
+        let mut ends: Vec<u64> = e.iter().map(|&x| x as u64).collect();
+        let mut played: Vec<u64> = p.iter().map(|&x| x as u64).collect();
+        tree.accumulate(&mut ends);
+        tree.accumulate(&mut played);
+        let deltas: Vec<(u32, u64, u64)> = (0..tree.len())
+            .filter(|&k| ends[k] > 0)
+            .map(|k| (k as u32, played[k], ends[k]))
+            .collect();
+        let t = Instant::now();
+        let res = ets::store::Store::open(path)
+            .and_then(|mut s| ets::knowledge::pattern_store::add_counts(&mut s, &deltas, &[]));
+        if let Err(e) = res {
+            eprintln!("{path}: {e}");
+            return ExitCode::from(1);
+        }
+        println!(
+            "one commit of the counts of {} games: {} patterns updated in {:.2}s wall",
+            games.len(),
+            deltas.len(),
+            t.elapsed().as_secs_f64()
         );
     }
     ExitCode::SUCCESS

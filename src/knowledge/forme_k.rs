@@ -406,11 +406,12 @@ impl Frozen {
         for i in 0..n {
             start[i + 1] += start[i];
         }
+        // (fact, id) side by side, so that sorting a list reads no other memory.
         let mut fill = start.clone();
-        let mut kids = vec![0u32; n.saturating_sub(1)];
+        let mut kids = vec![(0u16, 0u32); n.saturating_sub(1)];
         for (id, nd) in tree.nodes.iter().enumerate().skip(1) {
             let f = &mut fill[nd.parent as usize];
-            kids[*f as usize] = id as u32;
+            kids[*f as usize] = (fact_key(nd.fact), id as u32);
             *f += 1;
         }
         let mut recs = Vec::with_capacity(n);
@@ -424,14 +425,16 @@ impl Frozen {
         while s < recs.len() {
             let id = recs[s].id as usize;
             let list = &mut kids[start[id] as usize..start[id + 1] as usize];
-            list.sort_unstable_by_key(|&c| fact_key(tree.nodes[c as usize].fact));
+            if list.len() > 1 {
+                list.sort_unstable();
+            }
             recs[s].first = recs.len() as u32;
             recs[s].count = list.len() as u16;
-            for &c in list.iter() {
+            for &(key, id) in list.iter() {
                 recs.push(Rec {
                     first: 0,
-                    id: c,
-                    key: fact_key(tree.nodes[c as usize].fact),
+                    id,
+                    key,
                     count: 0,
                 });
             }

@@ -389,6 +389,8 @@ pub fn learn(
         .map(|g| (g.key, (g.file.clone(), g.index)))
         .collect();
     on(Event::Counting(eligible.len() as u64));
+    // The frozen tree every walk matches through, built once before the workers start.
+    tree.frozen();
     let len = tree.len();
     let pool: Mutex<Vec<(Vec<u32>, Vec<u32>)>> = Mutex::new(Vec::new());
     let mut pending: Vec<(u64, u64, u64)> = Vec::new();
