@@ -208,7 +208,10 @@ pub struct Options {
     pub games: Option<usize>,
     /// Count shard `i` of `n` (1-based): the games whose key is `i − 1` modulo `n`.
     pub shard: (u64, u64),
-    /// Commit counts at least this often (seconds; 0: after every batch of files).
+    /// Commit counts at least this often (seconds; 0: after every batch of files). A commit of
+    /// a big tree's counts takes seconds (about 6 µs per pattern updated) while the workers wait,
+    /// so the interval also grows to ten times the last commit's duration: commits stay under a
+    /// tenth of the run.
     pub commit_secs: f64,
     /// Files are read in batches of at least this many bytes.
     pub batch_bytes: u64,
@@ -395,6 +398,8 @@ pub fn learn(
     let pool: Mutex<Vec<(Vec<u32>, Vec<u32>)>> = Mutex::new(Vec::new());
     let mut pending: Vec<(u64, u64, u64)> = Vec::new();
     let mut last = Instant::now();
+    // How long the last commit took (see `Options::commit_secs`).
+    let mut commit_took = 0.0f64;
     let mut failure: Option<StoreError> = None;
     let kmax = opts.kmax;
     let commit = |pending: &mut Vec<(u64, u64, u64)>, store: &mut Store| -> Result<(), StoreError> {
@@ -454,11 +459,18 @@ pub fn learn(
                 }
             }
             on(Event::Counted(n));
-            if last.elapsed().as_secs_f64() >= opts.commit_secs && !pending.is_empty() {
+            let every = if opts.commit_secs <= 0.0 {
+                0.0
+            } else {
+                opts.commit_secs.max(10.0 * commit_took)
+            };
+            if last.elapsed().as_secs_f64() >= every && !pending.is_empty() {
+                let t = Instant::now();
                 if let Err(e) = commit(&mut pending, store) {
                     failure = Some(e);
                     return false;
                 }
+                commit_took = t.elapsed().as_secs_f64();
                 on(Event::Committed);
                 last = Instant::now();
             }
