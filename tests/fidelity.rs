@@ -63,6 +63,30 @@ fn every_class_agrees_with_its_oracle_on_the_shipped_sample() {
     assert!(bad.is_empty(), "level 2:\n{bad}");
 }
 
+/// A late fork made while this step's matches are routed takes the matches routed after it. The
+/// position after move 292 of a real 19x19 game (`../shared/data/games/tom-9d/2003-12/1232382.sgf`,
+/// the only disagreement of the first 200 tom-9d games before the fix): Black's O16 joins two
+/// blocks of a group that already forms territory (a new jump of the group, so the territory forks
+/// back to before its spaces) and closes the upper-right corner as a new enclosed space. The fork
+/// must take the new space: one territory of 78 vertices, not the old 69 beside four partial
+/// territories of the new space alone.
+#[test]
+fn a_fork_made_during_a_step_takes_the_step_s_later_matches() {
+    const GAME: &str = r"(;GM[1]FF[4]SZ[19]KM[6.5]PL[B]AB[la][kb][lb][cc][dc][ec][fc][gc][hc][jc][kc][mc][qc][rc][ad][bd][id][jd][ld][nd][pd][qd][sd][be][ce][de][je][ke][qe][re][bf][cf][ff][gf][hf][if][sf][bg][cg][eg][fg][ig][jg][ng][og][qg][ch][dh][fh][jh][lh][mh][oh][ph][qh][di][ei][fi][gi][hi][li][mi][ni][oi][pi][ej][hj][lj][oj][jk][lk][nk][pk][dl][ll][pl][ql][rl][cm][dm][fm][hm][im][mm][nm][om][qm][rm][bn][cn][in][jn][kn][nn][on][pn][sn][ao][bo][co][do][io][ko][lo][qo][ro][cp][fp][hp][ip][jp][kp][np][op][pp][qp][aq][cq][iq][kq][nq][pq][qq][sq][br][cr][ir][jr][nr][pr][rr][bs][js][ks][rs]AW[ja][ka][bb][cb][db][eb][fb][gb][hb][ib][jb][ac][bc][ic][cd][dd][ed][fd][hd][md][ae][ee][ge][he][ie][le][ne][df][ef][kf][mf][nf][of][pf][qf][rf][dg][gg][hg][kg][lg][mg][pg][rg][bh][hh][ih][kh][rh][ai][ci][ii][ji][ki][qi][ri][bj][cj][fj][gj][ij][kj][pj][rj][dk][ek][hk][kk][qk][rk][bl][cl][el][gl][hl][il][jl][kl][am][bm][em][gm][jm][km][lm][an][dn][en][fn][hn][ln][mn][eo][go][ho][mo][no][oo][po][dp][gp][lp][mp][bq][dq][fq][hq][lq][mq][oq][rq][er][fr][hr][kr][mr][or][qr][cs][ds][gs][is][ls][ms][ns][os][ps][qs];B[od];W[])";
+    let sgf = ets::go::sgf::Sgf::parse_bytes(GAME.as_bytes().to_vec()).unwrap();
+    let replay = ets::go::game::Replay::from_sgf(&sgf, 0, &[]).unwrap();
+    let games = vec![measure::Game {
+        name: "O16 closes the corner".into(),
+        replay,
+    }];
+    let rep = Report::of_games(setting(), &games, 2, &oracle);
+    assert_eq!(rep.positions, 3, "setup, B O16, W pass");
+    let t = &rep.classes["black_territory"];
+    assert!(t.tp >= 12, "{}", rep.table());
+    let bad = rep.disagreements(None);
+    assert!(bad.is_empty(), "{bad}");
+}
+
 /// A class that ends its elements (`ends`, §4.6.2 Def. 1): a derivation that can take a step of an
 /// ending set is no element; the language prints the statement back. On the bank domain of
 /// Figs. 3.1–3.2, where every withdrawal is spent.

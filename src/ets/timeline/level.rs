@@ -1090,7 +1090,9 @@ impl Level {
         // 1. Existing elements.
         for m in cx.first_new..end {
             cx.pass_at = m;
-            self.route(cx, m, n_old);
+            // Forks made earlier in this pass (late forks, copies) are routed to as well: their
+            // catch-up leaves this step's later matches to this pass.
+            self.route(cx, m, self.elems.len() as ElementId);
             if !cx.catch.is_empty() {
                 self.catch_up(cx);
             }
