@@ -51,14 +51,19 @@ impl LevelStruct {
     /// The level-n struct over `elements` (the recognised level-(n−1) elements, whose indices
     /// become node ids): one CEL per shared application, merged when the same members share
     /// several applications of the same constraint.
-    pub fn from_elements(setting: &Setting, level: u32, elements: &[Element]) -> Self {
+    pub fn from_elements<'a, I>(setting: &Setting, level: u32, elements: I) -> Self
+    where
+        I: IntoIterator<Item = &'a Element>,
+        I::IntoIter: Clone,
+    {
+        let elements = elements.into_iter();
         let mut s = LevelStruct::new(level, setting.classes().len());
-        for e in elements {
+        for e in elements.clone() {
             s.add_node(e.class.0)
                 .expect("adding a node to a level-n struct cannot fail");
         }
         let mut by_app: FxHashMap<&Application, Vec<NodeId>> = FxHashMap::default();
-        for (i, e) in elements.iter().enumerate() {
+        for (i, e) in elements.enumerate() {
             for a in &e.applications {
                 let v = by_app.entry(a).or_default();
                 if v.last() != Some(&(i as NodeId)) {

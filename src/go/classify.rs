@@ -269,6 +269,18 @@ impl GoTimeline {
     }
     /// The classification at step `t`: the elements of every level as they stand there.
     pub fn classification_at(&self, t: u32, forming: bool) -> Classification {
+        let (snap, named) = self.named_snapshot(t, forming);
+        Classification {
+            recording: self.recording(),
+            hierarchy: snap.hierarchy,
+            named,
+            ids: snap.ids,
+            last: t,
+        }
+    }
+    /// The elements at position `t` and their names (what [`GoTimeline::classification_at`]
+    /// gives, without a copy of the struct).
+    fn named_snapshot(&self, t: u32, forming: bool) -> (Snapshot, Vec<Vec<Named>>) {
         let snap = Snapshot::at(&self.timeline, t, forming);
         let named: Vec<Vec<Named>> = snap
             .ids
@@ -285,13 +297,7 @@ impl GoTimeline {
                     .collect()
             })
             .collect();
-        Classification {
-            recording: self.recording(),
-            hierarchy: snap.hierarchy,
-            named,
-            ids: snap.ids,
-            last: t,
-        }
+        (snap, named)
     }
     /// The struct so far with what each primitive stands for.
     pub fn recording(&self) -> Recording {
@@ -440,10 +446,10 @@ impl GoTimeline {
     pub fn position_json(&self, t: u32, all: bool, forming: bool) -> PositionJson {
         let st = self.setting();
         let rows = self.sensor.size().1;
-        let c = self.classification_at(t, forming);
+        let (snap, named) = self.named_snapshot(t, forming);
         let mut levels = Vec::new();
-        for l in &c.hierarchy.levels {
-            let named = &c.named[l.level as usize];
+        for l in &snap.hierarchy.levels {
+            let named = &named[l.level as usize];
             let listed: Vec<usize> = (0..l.elements.len())
                 .filter(|&i| all || named[i].died.is_none())
                 .collect();

@@ -136,6 +136,64 @@ struct Played {
     captured: Vec<Point>,
 }
 
+/// The moves played, newest first, as a persistent list: a fork shares its history with the game
+/// it came from (O(1)), and a move taken back is moved out when no fork shares it (copied
+/// otherwise).
+#[derive(Clone, Default)]
+struct History {
+    head: Option<Arc<HistoryNode>>,
+    len: usize,
+}
+
+struct HistoryNode {
+    played: Played,
+    prev: Option<Arc<HistoryNode>>,
+}
+
+impl History {
+    fn push(&mut self, played: Played) {
+        let prev = self.head.take();
+        self.head = Some(Arc::new(HistoryNode { played, prev }));
+        self.len += 1;
+    }
+    fn last(&self) -> Option<&Played> {
+        self.head.as_deref().map(|n| &n.played)
+    }
+    fn pop(&mut self) -> Option<Played> {
+        let node = self.head.take()?;
+        self.len -= 1;
+        match Arc::try_unwrap(node) {
+            Ok(mut n) => {
+                self.head = n.prev.take();
+                Some(n.played)
+            }
+            Err(shared) => {
+                self.head = shared.prev.clone();
+                Some(shared.played.clone())
+            }
+        }
+    }
+}
+
+impl Drop for History {
+    /// Iteratively, so that a history of any length drops without deep recursion.
+    fn drop(&mut self) {
+        let mut next = self.head.take();
+        while let Some(node) = next {
+            match Arc::try_unwrap(node) {
+                Ok(mut n) => next = n.prev.take(),
+                Err(_) => break,
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for History {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "History({} moves)", self.len)
+    }
+}
+
 /// An element as a player reads it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ElementView<'a> {
@@ -163,7 +221,7 @@ pub struct Game {
     board: FastBoard,
     to_move: Color,
     komi: f32,
-    played: Vec<Played>,
+    played: History,
     classes: Arc<GoTimeline>,
 }
 
@@ -178,7 +236,7 @@ impl Game {
             board,
             to_move: Color::Black,
             komi: opts.komi,
-            played: Vec::new(),
+            played: History::default(),
             classes: Arc::new(g),
         })
     }
@@ -201,7 +259,7 @@ impl Game {
         let first = &replay.positions[0];
         let mut g = GoTimeline::new(setting, (first.cols(), first.rows()), opts.record, opts.top)?;
         g.keep_journal(true);
-        let mut played = Vec::new();
+        let mut played = History::default();
         for k in 0..=at {
             let last = if k == 0 { None } else { replay.moves[k - 1].point };
             g.push(&replay.positions[k], last)?;
@@ -285,21 +343,20 @@ impl Game {
 
     /// Takes the last move back.
     pub fn undo(&mut self) -> Result<(), GameError> {
-        let Some(p) = self.played.pop() else {
+        let Some(last) = self.played.last() else {
             return Err(GameError::NothingToUndo);
         };
+        let before = last.board.to_board();
         let g = Arc::make_mut(&mut self.classes);
-        if let Err(e) = g.undo(Some(&p.board.to_board())) {
-            self.played.push(p);
-            return Err(e.into());
-        }
+        g.undo(Some(&before))?;
+        let p = self.played.pop().expect("a move to take back");
         self.board = p.board;
         self.to_move = p.to_move;
         Ok(())
     }
 
-    /// A copy for a search: the referee is copied, the classification shared until one of the
-    /// two plays (then that one copies it).
+    /// A copy for a search: the referee is copied, the history of moves shared (a persistent
+    /// list), the classification shared until one of the two plays (then that one copies it).
     pub fn fork(&self) -> Game {
         self.clone()
     }
@@ -318,7 +375,7 @@ impl Game {
     }
     /// The stones the last move captured.
     pub fn last_captures(&self) -> &[Point] {
-        self.played.last().map_or(&[], |p| &p.captured)
+        self.played.last().map_or(&[], |p| p.captured.as_slice())
     }
     /// Prisoners: stones captured by Black, by White.
     pub fn prisoners(&self) -> (u32, u32) {

@@ -25,6 +25,8 @@ pub(crate) struct ClassRt {
     pub trans: Vec<Vec<(u8, u32)>>,
     /// Constraint → local index (the constraints the class uses in a set or records).
     pub local: FxHashMap<ConstraintId, u16>,
+    /// The same, dense: per constraint id, the local index (`u16::MAX`: not used).
+    local_dense: Vec<u16>,
     /// Per state, per local constraint: the transitions `(set, target)` through a set holding it.
     #[allow(clippy::type_complexity)]
     pub moves: Vec<Vec<SmallVec<[(u8, u32); 2]>>>,
@@ -108,7 +110,12 @@ impl ClassRt {
         for c in &cls.overlaps {
             recorded[local[c] as usize] = true;
         }
+        let mut local_dense = vec![u16::MAX; order.iter().map(|c| c.0 as usize + 1).max().unwrap_or(0)];
+        for (&c, &l) in &local {
+            local_dense[c.0 as usize] = l;
+        }
         ClassRt {
+            local_dense,
             class,
             start: dfa.start(),
             accept: (0..nq as u32).map(|q| dfa.accepts(q)).collect(),
@@ -126,7 +133,10 @@ impl ClassRt {
     /// The local index of constraint `c`, if the class uses or records it.
     #[inline]
     pub fn local_of(&self, c: ConstraintId) -> Option<usize> {
-        self.local.get(&c).map(|&l| l as usize)
+        match self.local_dense.get(c.0 as usize) {
+            Some(&l) if l != u16::MAX => Some(l as usize),
+            _ => None,
+        }
     }
 
     /// The loop step of `state` through local constraint `l`, if any: a set leading back to

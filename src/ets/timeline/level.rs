@@ -213,6 +213,12 @@ pub struct Level {
     pub(crate) delta: LevelDelta,
     /// Matches applied at this step by an element above that another element above holds too.
     pub(crate) shared: Vec<MatchId>,
+    /// Scratch of [`Level::derive`]: per match, the pass that last offered it again (a rebirth
+    /// offers each match once).
+    offered: Vec<u32>,
+    offer_gen: u32,
+    /// The elements touched (or begun) at the current step, each once, in the order they were.
+    touched_now: Vec<ElementId>,
 }
 
 impl Level {
@@ -231,6 +237,9 @@ impl Level {
             due: Vec::new(),
             delta: LevelDelta::default(),
             shared: Vec::new(),
+            offered: Vec::new(),
+            offer_gen: 0,
+            touched_now: Vec::new(),
         }
     }
     /// The level's number.
@@ -372,6 +381,45 @@ impl Level {
             cx.log(Entry::Elem(self.n as u8, e, Box::new(snap)));
         }
         self.elems[e as usize].touched = cx.t;
+        self.touched_now.push(e);
+    }
+
+    /// The elements touched (or begun) at the current step, in id order.
+    pub(crate) fn touched_at_step(&self) -> Vec<ElementId> {
+        let mut v = self.touched_now.clone();
+        v.sort_unstable();
+        v
+    }
+
+    /// Element `f`, new at this step, becomes a holder of match `m` (journaled when `m` is older
+    /// than the step).
+    fn register_holder(&mut self, cx: &mut StepCtx, f: ElementId, m: MatchId) {
+        if m < cx.first_new {
+            let w = self.store.holder_word(m);
+            let l = self.store.multi_len(w).map(|(_, l)| l);
+            cx.log(Entry::MatchHolder(self.n as u8, m, w, l));
+        }
+        self.store.add_holder(m, f);
+    }
+
+    /// Element `e` becomes a holder of node `x` (journaled when `x` is older than the step).
+    fn register_node(&mut self, cx: &mut StepCtx, e: ElementId, x: NodeId) {
+        if self.node_holders.len() <= x as usize {
+            self.node_holders.resize(x as usize + 1, SmallVec::new());
+        }
+        let old_node = if cx.level0 {
+            x < cx.first_node
+        } else {
+            (x as usize) < self.node_holders_before
+        };
+        if old_node {
+            cx.log(Entry::NodeHolders(
+                self.n as u8,
+                x,
+                self.node_holders[x as usize].len() as u32,
+            ));
+        }
+        self.node_holders[x as usize].push(e);
     }
 
     /// Element `e` loses one primitive with an open terminal site.
@@ -431,12 +479,7 @@ impl Level {
                 el.runs.push((t, idx));
             }
         }
-        if m < cx.first_new {
-            let w = self.store.holder_word(m);
-            let l = self.store.multi_len(w).map(|(_, l)| l);
-            cx.log(Entry::MatchHolder(self.n as u8, m, w, l));
-        }
-        self.store.add_holder(m, e);
+        self.register_holder(cx, e, m);
         if self.store.holders(m).len() >= 2 {
             self.shared.push(m);
         }
@@ -451,22 +494,7 @@ impl Level {
 
     /// Node `x` joins element `e`.
     fn join(&mut self, cx: &mut StepCtx, e: ElementId, x: NodeId) {
-        if self.node_holders.len() <= x as usize {
-            self.node_holders.resize(x as usize + 1, SmallVec::new());
-        }
-        let old_node = if cx.level0 {
-            x < cx.first_node
-        } else {
-            (x as usize) < self.node_holders_before
-        };
-        if old_node {
-            cx.log(Entry::NodeHolders(
-                self.n as u8,
-                x,
-                self.node_holders[x as usize].len() as u32,
-            ));
-        }
-        self.node_holders[x as usize].push(e);
+        self.register_node(cx, e, x);
         let el = &mut self.elems[e as usize];
         el.nodes.push(x);
         if cx.level0 {
@@ -522,9 +550,7 @@ impl Level {
     /// present, replayed through its schedule in the order it made them.
     pub(crate) fn check_presence(&mut self, cx: &mut StepCtx, ended_nodes: &[NodeId], only_old: bool) {
         let t = cx.t;
-        let mut cands: Vec<ElementId> = (0..self.elems.len() as ElementId)
-            .filter(|&e| self.elems[e as usize].touched == t)
-            .collect();
+        let mut cands: Vec<ElementId> = self.touched_now.clone();
         for &x in ended_nodes {
             cands.extend(self.holders_of_node(x).iter().copied());
         }
@@ -559,6 +585,11 @@ impl Level {
     /// Level n ≥ 1: a match the element cannot use from where it stands nor later, but could have
     /// used from an earlier state of its derivation, makes a late fork ([`Level::late_fork`]).
     fn offer(&mut self, cx: &mut StepCtx, e: ElementId, m: MatchId) {
+        let el = &self.elems[e as usize];
+        let cr = &self.table.classes[el.cls as usize];
+        let Some(l) = cr.local_of(self.store.constraint(m)) else {
+            return;
+        };
         if self.store.held_by(m, e) {
             return;
         }
@@ -566,11 +597,6 @@ impl Level {
         if pres == Presence::Gone {
             return;
         }
-        let el = &self.elems[e as usize];
-        let cr = &self.table.classes[el.cls as usize];
-        let Some(l) = cr.local_of(self.store.constraint(m)) else {
-            return;
-        };
         let mv = &cr.moves[el.state as usize][l];
         if pres == Presence::Ending && (!mv.iter().any(|&(s, _)| cr.ends[s as usize]) || !self.ending_held(cx, e, m)) {
             return;
@@ -690,11 +716,12 @@ impl Level {
                     continue;
                 }
                 let c = self.store.constraint(m);
+                // The class's constraints first (a lookup), then the match's holders (a scan).
+                let cr = &self.table.classes[cls as usize];
+                let Some(l) = cr.local_of(c) else { continue };
                 if self.store.held_by(m, e) {
                     continue;
                 }
-                let cr = &self.table.classes[cls as usize];
-                let Some(l) = cr.local_of(c) else { continue };
                 if cr.recorded[l] && self.store.nodes(m).iter().all(|&y| self.holds(e, y)) {
                     if self.presence(cx, m) == Presence::Here {
                         self.apply(cx, e, m, RECORDED);
@@ -897,30 +924,14 @@ impl Level {
         // another choice, and what was waiting (a step that ends it, say) may apply to it.
         self.elems.push(el);
         self.above.push(NONE);
+        self.touched_now.push(f);
         let apps = self.elems[f as usize].apps.clone();
         for m in apps {
-            if m < cx.first_new {
-                let w = self.store.holder_word(m);
-                let l = self.store.multi_len(w).map(|(_, l)| l);
-                cx.log(Entry::MatchHolder(self.n as u8, m, w, l));
-            }
-            self.store.add_holder(m, f);
+            self.register_holder(cx, f, m);
         }
         let nodes = self.elems[f as usize].nodes.clone();
         for x in nodes {
-            let old_node = if cx.level0 {
-                x < cx.first_node
-            } else {
-                (x as usize) < self.node_holders_before
-            };
-            if old_node {
-                cx.log(Entry::NodeHolders(
-                    self.n as u8,
-                    x,
-                    self.node_holders[x as usize].len() as u32,
-                ));
-            }
-            self.node_holders[x as usize].push(f);
+            self.register_node(cx, f, x);
         }
         f
     }
@@ -1014,14 +1025,10 @@ impl Level {
         nf.last = cx.t;
         self.elems.push(nf);
         self.above.push(NONE);
+        self.touched_now.push(f);
         let apps = self.elems[f as usize].apps.clone();
         for a in apps {
-            if a < cx.first_new {
-                let w = self.store.holder_word(a);
-                let len = self.store.multi_len(w).map(|(_, l)| l);
-                cx.log(Entry::MatchHolder(self.n as u8, a, w, len));
-            }
-            self.store.add_holder(a, f);
+            self.register_holder(cx, f, a);
             for k in 0..self.store.nodes(a).len() {
                 let x = self.store.nodes(a)[k];
                 if !self.holds(f, x) {
@@ -1065,6 +1072,7 @@ impl Level {
             created: cx.t,
         });
         self.above.push(NONE);
+        self.touched_now.push(e);
         self.delta.born.push(e);
         self.take(cx, e, m, set, to);
         e
@@ -1110,7 +1118,7 @@ impl Level {
             let c = self.store.constraint(m);
             for &k in &self.table.starters[c.0 as usize] {
                 let cr = &self.table.classes[k as usize];
-                let l = cr.local[&c] as usize;
+                let l = cr.local_of(c).expect("a starter uses its constraint");
                 let latest = self.store.nodes(m).iter().copied().max().unwrap_or(0);
                 for &s in &cr.start_sets[l] {
                     starts.push((latest, s, c.0, m, k));
@@ -1122,36 +1130,43 @@ impl Level {
         // elements no longer living that hold a node ending now offer their applications of start
         // sets, present at this step, as starts again (docs/semantics.md, "rebirth").
         if !cx.level0 {
-            let mut again: Vec<MatchId> = Vec::new();
+            // The elements first, each once (an element holding several of the nodes that end
+            // would offer its applications once per node).
+            let mut dead: Vec<ElementId> = Vec::new();
             for &x in ended_nodes {
-                for &e in self.holders_of_node(x) {
-                    if self.alive(e) {
-                        continue;
-                    }
-                    again.extend(
-                        self.elems[e as usize]
-                            .apps
-                            .iter()
-                            .copied()
-                            .filter(|&m| m < cx.first_new),
-                    );
-                }
+                dead.extend(self.holders_of_node(x).iter().copied().filter(|&e| !self.alive(e)));
             }
             // and the elements that ended at this step because what of them is present no longer
             // forms an element (a space that shrinks, a shape that lost a part).
-            for &e in &self.delta.ended {
-                if self.elems[e as usize].end_kind == EndKind::Vanished {
-                    again.extend(
-                        self.elems[e as usize]
-                            .apps
-                            .iter()
-                            .copied()
-                            .filter(|&m| m < cx.first_new),
-                    );
+            dead.extend(
+                self.delta
+                    .ended
+                    .iter()
+                    .copied()
+                    .filter(|&e| self.elems[e as usize].end_kind == EndKind::Vanished),
+            );
+            dead.sort_unstable();
+            dead.dedup();
+            // Each match once (elements born again from one another share their applications):
+            // a mark per match, then the few distinct ones in order.
+            self.offer_gen = self.offer_gen.wrapping_add(1);
+            if self.offer_gen == 0 {
+                self.offered.iter_mut().for_each(|g| *g = 0);
+                self.offer_gen = 1;
+            }
+            if self.offered.len() < cx.first_new as usize {
+                self.offered.resize(cx.first_new as usize, 0);
+            }
+            let mut again: Vec<MatchId> = Vec::new();
+            for e in dead {
+                for &m in &self.elems[e as usize].apps {
+                    if m < cx.first_new && self.offered[m as usize] != self.offer_gen {
+                        self.offered[m as usize] = self.offer_gen;
+                        again.push(m);
+                    }
                 }
             }
             again.sort_unstable();
-            again.dedup();
             for m in again {
                 if self.presence(cx, m) != Presence::Here {
                     continue;
@@ -1159,7 +1174,7 @@ impl Level {
                 let c = self.store.constraint(m);
                 for &k in &self.table.starters[c.0 as usize] {
                     let cr = &self.table.classes[k as usize];
-                    let l = cr.local[&c] as usize;
+                    let l = cr.local_of(c).expect("a starter uses its constraint");
                     let latest = self.store.nodes(m).iter().copied().max().unwrap_or(0);
                     for &s in &cr.start_sets[l] {
                         starts.push((latest, s, c.0, m, k));
@@ -1228,9 +1243,8 @@ impl Level {
     /// its class joins it (the one born first survives a tie, then the lower id).
     fn merges(&mut self, cx: &mut StepCtx, _n_old: ElementId) {
         let mut pairs: Vec<(ElementId, ElementId)> = Vec::new();
-        let touched: Vec<ElementId> = (0..self.elems.len() as ElementId)
-            .filter(|&e| self.elems[e as usize].touched == cx.t && self.alive(e))
-            .collect();
+        let mut touched: Vec<ElementId> = self.touched_at_step();
+        touched.retain(|&e| self.alive(e));
         for &e in &touched {
             let el = &self.elems[e as usize];
             let from = el
@@ -1414,6 +1428,7 @@ impl Level {
     pub(crate) fn clear_delta(&mut self) {
         self.delta.clear();
         self.shared.clear();
+        self.touched_now.clear();
     }
 }
 

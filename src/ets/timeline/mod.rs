@@ -486,9 +486,7 @@ impl Timeline {
         lv.derive(&mut cx, &[]);
         // Elements that can no longer grow end: now, or at the next step if they began at this one
         // (they happened at it: a play, a removal).
-        let cands: Vec<ElementId> = (0..lv.elems.len() as ElementId)
-            .filter(|&e| lv.elems[e as usize].touched == t)
-            .collect();
+        let cands: Vec<ElementId> = lv.touched_at_step();
         for e in cands {
             let el = &lv.elems[e as usize];
             if el.ended != NONE || el.stillborn || el.open > 0 {

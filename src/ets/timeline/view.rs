@@ -104,13 +104,12 @@ impl Snapshot {
             let mut slots: Vec<Option<Element>> = elements.into_iter().map(Some).collect();
             let elements: Vec<Element> = order.iter().map(|&i| slots[i].take().expect("once")).collect();
             // The level-n+1 struct over the elements present at t.
-            let living: Vec<Element> = listed
+            let living = listed
                 .iter()
                 .zip(&elements)
                 .filter(|(e, _)| lv.element(**e).present_at(t))
-                .map(|(_, el)| el.clone())
-                .collect();
-            let above = LevelStruct::from_elements(setting, k as u32 + 1, &living);
+                .map(|(_, el)| el);
+            let above = LevelStruct::from_elements(setting, k as u32 + 1, living);
             index_below = listed.iter().enumerate().map(|(i, &e)| (e, i as NodeId)).collect();
             levels.push(LevelResult {
                 level: k as u32,
