@@ -1,13 +1,20 @@
 //! The cost of Forme_K's two passes (Bouzy & Chaslot 2005, §3.2 and §4.2) on real games, in CPU
 //! time of one thread, without the store: pass 1 (creation at every played move, k = 1..Kmax),
 //! the pruning of patterns created fewer than `MIN` times, then pass 2 (counting at every legal
-//! point of every position) by the cached walk `ets learn` uses and by walking every point afresh
-//! (the peer it is checked against), each reported as ns per tested point and games/s per core.
+//! point of every position) by the cached walk `ets learn` uses, by the same through the tree's hash
+//! map (the route before the frozen tree: the peer) and by walking every point afresh, each reported
+//! as ns per tested point and games/s per core, the cached routes twice (the machine's noise).
 //!
 //! ```sh
 //! cargo run --release --example forme_k_passes -- ../shared/data/games/tom-9d 200 15 2
 //! ```
-//! (arguments: a directory or SGF file, how many games, Kmax, MIN).
+//! (arguments: a directory or SGF file, how many games, Kmax, MIN). A fifth argument, a store that
+//! `ets learn` wrote, counts with that store's pattern tree instead of the one pass 1 made from
+//! these games (the tree of a whole collection, millions of patterns, is what learning meets), and
+//! times one commit of their counts into it (it changes that store: give it a copy):
+//! ```sh
+//! cargo run --release --example forme_k_passes -- ../shared/data/games/tom-9d 200 15 2 fk15.db
+//! ```
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -65,17 +72,42 @@ fn main() -> ExitCode {
     );
     tree.retain(|id| created[id as usize] >= min);
     println!("created at least {min} times: {} patterns", tree.len() - 1);
-    // Cached, afresh, cached again (the second cached run shows the noise of the machine).
-    for (label, fresh) in [("cached", false), ("afresh", true), ("cached", false)] {
+    if let Some(path) = args.get(4) {
+        let t = Instant::now();
+        let loaded = ets::store::Store::open(path).and_then(|mut s| ets::knowledge::pattern_store::load(&mut s));
+        match loaded {
+            Ok((t2, _)) => tree = t2,
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                return ExitCode::from(1);
+            }
+        }
+        println!(
+            "counting with the tree of {path}: {} patterns (loaded in {:.1}s)",
+            tree.len() - 1,
+            t.elapsed().as_secs_f64()
+        );
+    }
+    // Build the frozen tree outside the timings (ets learn builds it once per run).
+    let tf = Instant::now();
+    tree.frozen();
+    println!("frozen tree built in {:.2}s", tf.elapsed().as_secs_f64());
+    for (label, route) in [
+        ("cached", 0),
+        ("cached, hashed: the route before", 2),
+        ("afresh", 1),
+        ("cached", 0),
+        ("cached, hashed: the route before", 2),
+    ] {
         let c0 = cpu();
         let mut e = vec![0; tree.len()];
         let mut p = vec![0; tree.len()];
         let mut tests = 0;
         for g in &games {
-            let c = if fresh {
-                count_game_fresh(&tree, &g.replay, kmax, &mut e, &mut p)
-            } else {
-                count_game(&tree, &g.replay, kmax, &mut e, &mut p)
+            let c = match route {
+                0 => count_game(&tree, &g.replay, kmax, &mut e, &mut p),
+                1 => count_game_fresh(&tree, &g.replay, kmax, &mut e, &mut p),
+                _ => count_game_by(Counter::hashed(), &tree, &g.replay, kmax, &mut e, &mut p),
             };
             tests += c.tests;
         }
@@ -84,6 +116,36 @@ fn main() -> ExitCode {
             "pass 2 ({label}): {tests} tested points, {dt:.2} CPU-s = {:.0} ns per point, {:.1} games/s per core",
             dt * 1e9 / tests as f64,
             games.len() as f64 / dt
+        );
+    }
+    // The store's side of pass 2: one commit of the counts of these games (into the store given,
+    // which it changes: give a copy).
+    if let Some(path) = args.get(4) {
+        let mut e = vec![0u32; tree.len()];
+        let mut p = vec![0u32; tree.len()];
+        for g in &games {
+            count_game(&tree, &g.replay, kmax, &mut e, &mut p);
+        }
+        let mut ends: Vec<u64> = e.iter().map(|&x| x as u64).collect();
+        let mut played: Vec<u64> = p.iter().map(|&x| x as u64).collect();
+        tree.accumulate(&mut ends);
+        tree.accumulate(&mut played);
+        let deltas: Vec<(u32, u64, u64)> = (0..tree.len())
+            .filter(|&k| ends[k] > 0)
+            .map(|k| (k as u32, played[k], ends[k]))
+            .collect();
+        let t = Instant::now();
+        let res = ets::store::Store::open(path)
+            .and_then(|mut s| ets::knowledge::pattern_store::add_counts(&mut s, &deltas, &[]));
+        if let Err(e) = res {
+            eprintln!("{path}: {e}");
+            return ExitCode::from(1);
+        }
+        println!(
+            "one commit of the counts of {} games: {} patterns updated in {:.2}s wall",
+            games.len(),
+            deltas.len(),
+            t.elapsed().as_secs_f64()
         );
     }
     ExitCode::SUCCESS

@@ -25,7 +25,7 @@
 
 use std::sync::{Mutex, OnceLock};
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use super::position::{Analysis, Position};
@@ -84,13 +84,44 @@ pub fn label(key: u32) -> Option<String> {
         .cloned()
 }
 
-/// An element alive at a position: its level, relative class name per mover colour and vertices.
-struct Alive {
-    level: u32,
-    /// Class name relative to Black moving and to White moving.
-    rel: [String; 2],
+/// What a move does to an element, in the order of [`Named::keys`].
+const VERBS: [&str; 7] = ["fills", "saves", "merges", "extends", "captures", "ataris", "touches"];
+const FILLS: usize = 0;
+const SAVES: usize = 1;
+const MERGES: usize = 2;
+const EXTENDS: usize = 3;
+const CAPTURES: usize = 4;
+const ATARIS: usize = 5;
+const TOUCHES: usize = 6;
+
+/// An element of the game's classification as the features name it: per mover colour its role
+/// and the key of each verb (`{verb} L{level} {relative name}`), registered once per element.
+#[derive(Clone, Copy)]
+struct Named {
     /// Role per mover (0 own, 1 opp, 2 mixed, 3 any).
     role: [u8; 2],
+    /// Per mover, per verb of [`VERBS`], the feature key.
+    keys: [[u32; 7]; 2],
+}
+
+impl Named {
+    fn new(level: u32, name: &str) -> Named {
+        let (rel, role) = relative(name);
+        let keys = [0, 1].map(|side| VERBS.map(|verb| register(&format!("{verb} L{level} {}", rel[side]))));
+        Named { role, keys }
+    }
+}
+
+/// The key of `creates L1 own element`.
+fn creates_key() -> u32 {
+    static K: OnceLock<u32> = OnceLock::new();
+    *K.get_or_init(|| register("creates L1 own element"))
+}
+
+/// An element alive at a position: its level, names and vertices.
+struct Alive {
+    level: u32,
+    named: Named,
     vertices: Vec<Point>,
 }
 
@@ -112,8 +143,8 @@ fn relative(name: &str) -> ([String; 2], [u8; 2]) {
 /// The classification of a game, position by position, as the class features read it.
 pub struct GameClasses {
     timeline: GoTimeline,
-    /// Per level 1..=2, per element/instance: its relative names and roles.
-    names: Vec<Vec<([String; 2], [u8; 2])>>,
+    /// Per level 1..=2, per element/instance: its roles and feature keys.
+    names: Vec<Vec<Named>>,
 }
 
 impl GameClasses {
@@ -130,12 +161,21 @@ impl GameClasses {
             Some(2),
         )
         .map_err(|e| e.to_string())?;
+        // One Named per class and level, shared by its elements.
+        let mut by_class: FxHashMap<(u32, String), Named> = FxHashMap::default();
         let names = timeline.timeline().levels()[1..]
             .iter()
-            .map(|lv| {
+            .enumerate()
+            .map(|(i, lv)| {
+                let level = i as u32 + 1;
                 lv.elements()
                     .iter()
-                    .map(|e| relative(&st.class(e.class()).name))
+                    .map(|e| {
+                        let name = &st.class(e.class()).name;
+                        *by_class
+                            .entry((level, name.clone()))
+                            .or_insert_with(|| Named::new(level, name))
+                    })
                     .collect()
             })
             .collect();
@@ -150,15 +190,14 @@ impl GameClasses {
         for level in 1..self.timeline.timeline().levels().len() {
             for e in self.timeline.present(level as u32, k as u32, false) {
                 let vertices = self.timeline.vertices(level as u32, e, k as u32);
-                let (rel, role) = self.names[level - 1][e as usize].clone();
+                let named = self.names[level - 1][e as usize];
                 let id = alive.len() as u32;
                 for &v in &vertices {
                     by_point.entry(v).or_default().push(id);
                 }
                 alive.push(Alive {
                     level: level as u32,
-                    rel,
-                    role,
+                    named,
                     vertices,
                 });
             }
@@ -179,19 +218,15 @@ impl PositionClasses {
         let b = pos.board;
         let side = (pos.mover == Color::White) as usize;
         let mut out = ClassKeys::new();
-        let mut seen: FxHashSet<(u32, &'static str)> = FxHashSet::default();
-        let mut emit = |verb: &'static str, e: u32, out: &mut ClassKeys| {
-            if seen.insert((e, verb)) {
-                let a = &self.alive[e as usize];
-                let k = register(&format!("{verb} L{} {}", a.level, a.rel[side]));
-                if !out.contains(&k) {
-                    out.push(k);
-                }
+        let emit = |verb: usize, e: u32, out: &mut ClassKeys| {
+            let k = self.alive[e as usize].named.keys[side][verb];
+            if !out.contains(&k) {
+                out.push(k);
             }
         };
         if let Some(es) = self.by_point.get(&p) {
             for &e in es {
-                emit("fills", e, &mut out);
+                emit(FILLS, e, &mut out);
             }
         }
         // Elements with a stone beside p, and the least liberties of those stones' blocks.
@@ -209,32 +244,35 @@ impl PositionClasses {
         let mut own_level1 = false;
         for &(e, libs) in &touched {
             let a = &self.alive[e as usize];
-            let own = a.role[side] == 0;
+            let own = a.named.role[side] == 0;
             if own && a.level == 1 {
                 own_level1 = true;
             }
             let verb = if own {
                 if libs == 1 {
-                    "saves"
+                    SAVES
                 } else if touched.iter().any(|&(f, _)| {
                     let c = &self.alive[f as usize];
-                    f != e && c.level == a.level && c.role[side] == 0 && disjoint_stones(b, &a.vertices, &c.vertices)
+                    f != e
+                        && c.level == a.level
+                        && c.named.role[side] == 0
+                        && disjoint_stones(b, &a.vertices, &c.vertices)
                 }) {
-                    "merges"
+                    MERGES
                 } else {
-                    "extends"
+                    EXTENDS
                 }
             } else if libs == 1 {
-                "captures"
+                CAPTURES
             } else if libs == 2 {
-                "ataris"
+                ATARIS
             } else {
-                "touches"
+                TOUCHES
             };
             emit(verb, e, &mut out);
         }
         if !own_level1 {
-            let k = register("creates L1 own element");
+            let k = creates_key();
             if !out.contains(&k) {
                 out.push(k);
             }

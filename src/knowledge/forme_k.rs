@@ -357,10 +357,118 @@ pub struct Node {
 /// The pattern tree (§3.2): node 0 is the root (the pattern with no fact, which matches every
 /// tested point), every other node a pattern. Node ids grow with creation, so a parent's id is
 /// less than its children's.
+///
+/// Creation goes through a hash map of children; matching ([`Tree::deepest`]) through a frozen
+/// copy built on first use ([`Frozen`]), laid out for the cache.
 #[derive(Debug, Clone)]
 pub struct Tree {
     nodes: Vec<Node>,
     children: FxHashMap<u64, u32>,
+    frozen: OnceLock<Frozen>,
+}
+
+/// A node of [`Frozen`]: its children are `recs[first..first + count]`, sorted by fact.
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+struct Rec {
+    first: u32,
+    /// The node's id in [`Tree`].
+    id: u32,
+    /// The last fact: `pos << 2 | kind` (positions are below 2^14).
+    key: u16,
+    count: u16,
+}
+
+#[inline]
+fn fact_key(f: Fact) -> u16 {
+    (f.pos << 2) | f.kind as u16
+}
+
+/// The pattern tree frozen for matching: the nodes in breadth-first order, the children of a
+/// node contiguous and sorted by their fact, each 12 bytes holding where its own children are.
+/// Following a fact reads the parent's children, which hold the child's children's place: one
+/// cache line per level, where a hash map of 4 million children costs a miss into its control
+/// bytes and another into its slots; and the top levels, which every walk reads, are packed
+/// together.
+#[derive(Debug, Clone)]
+pub struct Frozen {
+    recs: Vec<Rec>,
+}
+
+impl Frozen {
+    fn new(tree: &Tree) -> Frozen {
+        let n = tree.nodes.len();
+        // Children per node (compressed rows by id), then each list sorted by fact.
+        let mut start = vec![0u32; n + 1];
+        for nd in &tree.nodes[1..] {
+            start[nd.parent as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        // (fact, id) side by side, so that sorting a list reads no other memory.
+        let mut fill = start.clone();
+        let mut kids = vec![(0u16, 0u32); n.saturating_sub(1)];
+        for (id, nd) in tree.nodes.iter().enumerate().skip(1) {
+            let f = &mut fill[nd.parent as usize];
+            kids[*f as usize] = (fact_key(nd.fact), id as u32);
+            *f += 1;
+        }
+        let mut recs = Vec::with_capacity(n);
+        recs.push(Rec {
+            first: 0,
+            id: 0,
+            key: 0,
+            count: 0,
+        });
+        let mut s = 0;
+        while s < recs.len() {
+            let id = recs[s].id as usize;
+            let list = &mut kids[start[id] as usize..start[id + 1] as usize];
+            if list.len() > 1 {
+                list.sort_unstable();
+            }
+            recs[s].first = recs.len() as u32;
+            recs[s].count = list.len() as u16;
+            for &(key, id) in list.iter() {
+                recs.push(Rec {
+                    first: 0,
+                    id,
+                    key,
+                    count: 0,
+                });
+            }
+            s += 1;
+        }
+        Frozen { recs }
+    }
+
+    /// The deepest pattern matching at the walk's centre (see [`Tree::deepest`]).
+    #[inline]
+    pub fn deepest(&self, walk: &mut Walk<'_>, kmax: usize) -> u32 {
+        let recs = &self.recs[..];
+        let mut r = recs[0];
+        for _ in 0..kmax {
+            if r.count == 0 {
+                // A leaf: no further fact can change the answer, so none is read.
+                break;
+            }
+            let Some(f) = walk.next() else { break };
+            let k = fact_key(f);
+            let kids = &recs[r.first as usize..r.first as usize + r.count as usize];
+            let at = if kids.len() <= 8 {
+                kids.iter().position(|c| c.key == k)
+            } else {
+                let i = kids.partition_point(|c| c.key < k);
+                (i < kids.len() && kids[i].key == k).then_some(i)
+            };
+            match at {
+                Some(i) => r = kids[i],
+                None => break,
+            }
+        }
+        r.id
+    }
 }
 
 impl Default for Tree {
@@ -387,7 +495,13 @@ impl Tree {
                 k: 0,
             }],
             children: FxHashMap::default(),
+            frozen: OnceLock::new(),
         }
+    }
+
+    /// The tree frozen for matching (built on first use, after the last change).
+    pub fn frozen(&self) -> &Frozen {
+        self.frozen.get_or_init(|| Frozen::new(self))
     }
 
     /// Number of nodes, the root included.
@@ -418,6 +532,7 @@ impl Tree {
         let e = self.children.entry(key(parent, f)).or_insert(n);
         if *e == n {
             self.nodes.push(Node { parent, fact: f, k });
+            self.frozen.take();
         }
         *e
     }
@@ -435,6 +550,7 @@ impl Tree {
             return Err(format!("pattern {id} repeats a sibling"));
         }
         self.nodes.push(Node { parent, fact: f, k });
+        self.frozen.take();
         Ok(())
     }
 
@@ -469,8 +585,16 @@ impl Tree {
     }
 
     /// The deepest pattern matching at the walk's centre (at most `kmax` facts): the tree is
-    /// followed along the canonical facts until it has no such child.
+    /// followed along the canonical facts until it has no such child. No fact is read past a
+    /// pattern that has no longer one, so the walk's [`Walk::reach`] is what the answer
+    /// depends on. Matching goes through [`Tree::frozen`].
     pub fn deepest(&self, walk: &mut Walk<'_>, kmax: usize) -> u32 {
+        self.frozen().deepest(walk, kmax)
+    }
+
+    /// [`Tree::deepest`] through the hash map of children, reading one fact past a leaf (the
+    /// route before [`Frozen`]; tests compare the two).
+    pub fn deepest_hashed(&self, walk: &mut Walk<'_>, kmax: usize) -> u32 {
         let mut n = 0u32;
         for f in walk.take(kmax) {
             match self.child(n, f) {

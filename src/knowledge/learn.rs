@@ -48,7 +48,19 @@ pub struct GameCount {
 /// pattern of `tree` matching there (at most `kmax` facts); for every played move,
 /// `played_ends[d] += 1`. [`Tree::accumulate`] turns them into `n_match` and `n_played`.
 pub fn count_game(tree: &Tree, replay: &Replay, kmax: usize, ends: &mut [u32], played_ends: &mut [u32]) -> GameCount {
-    let mut c = Counter::default();
+    count_game_by(Counter::default(), tree, replay, kmax, ends, played_ends)
+}
+
+/// [`count_game`] with a given counter ([`Counter::hashed`]: the route before the frozen tree, a
+/// peer for tests and benchmarks).
+pub fn count_game_by(
+    mut c: Counter,
+    tree: &Tree,
+    replay: &Replay,
+    kmax: usize,
+    ends: &mut [u32],
+    played_ends: &mut [u32],
+) -> GameCount {
     let mut out = GameCount::default();
     for pos in positions(replay) {
         let legal = Analysis::new(pos.board).legal_points(&pos);
@@ -98,11 +110,22 @@ type Seen = (Vec<u8>, Vec<(u32, u32)>);
 pub struct Counter {
     /// Per player: the board when they last moved, and per point (deepest node, distance read).
     seen: [Option<Seen>; 2],
+    /// Match through the tree's hash map ([`Tree::deepest_hashed`]).
+    hashed: bool,
 }
 
 const INVALID: u32 = u32::MAX;
 
 impl Counter {
+    /// A counter matching through the tree's hash map of children, reading a fact past a leaf:
+    /// the route before [`super::forme_k::Frozen`] (tests and benchmarks compare the two).
+    pub fn hashed() -> Counter {
+        Counter {
+            hashed: true,
+            ..Counter::default()
+        }
+    }
+
     /// The deepest pattern at each of `points` (of the position's board), reusing what is still
     /// valid since the same player last moved.
     pub fn deepest(
@@ -149,7 +172,11 @@ impl Counter {
                 if e.0 == INVALID {
                     let g = grid.get_or_insert_with(|| Grid::new(b, pos.mover));
                     let mut w = Walk::new(g, p.col as i32, p.row as i32);
-                    let d = tree.deepest(&mut w, kmax);
+                    let d = if self.hashed {
+                        tree.deepest_hashed(&mut w, kmax)
+                    } else {
+                        tree.deepest(&mut w, kmax)
+                    };
                     *e = (d, order.dist(w.reach()));
                 }
                 e.0
@@ -181,7 +208,10 @@ pub struct Options {
     pub games: Option<usize>,
     /// Count shard `i` of `n` (1-based): the games whose key is `i − 1` modulo `n`.
     pub shard: (u64, u64),
-    /// Commit counts at least this often (seconds; 0: after every batch of files).
+    /// Commit counts at least this often (seconds; 0: after every batch of files). A commit of
+    /// a big tree's counts takes seconds (about 6 µs per pattern updated) while the workers wait,
+    /// so the interval also grows to ten times the last commit's duration: commits stay under a
+    /// tenth of the run.
     pub commit_secs: f64,
     /// Files are read in batches of at least this many bytes.
     pub batch_bytes: u64,
@@ -362,10 +392,14 @@ pub fn learn(
         .map(|g| (g.key, (g.file.clone(), g.index)))
         .collect();
     on(Event::Counting(eligible.len() as u64));
+    // The frozen tree every walk matches through, built once before the workers start.
+    tree.frozen();
     let len = tree.len();
     let pool: Mutex<Vec<(Vec<u32>, Vec<u32>)>> = Mutex::new(Vec::new());
     let mut pending: Vec<(u64, u64, u64)> = Vec::new();
     let mut last = Instant::now();
+    // How long the last commit took (see `Options::commit_secs`).
+    let mut commit_took = 0.0f64;
     let mut failure: Option<StoreError> = None;
     let kmax = opts.kmax;
     let commit = |pending: &mut Vec<(u64, u64, u64)>, store: &mut Store| -> Result<(), StoreError> {
@@ -425,11 +459,18 @@ pub fn learn(
                 }
             }
             on(Event::Counted(n));
-            if last.elapsed().as_secs_f64() >= opts.commit_secs && !pending.is_empty() {
+            let every = if opts.commit_secs <= 0.0 {
+                0.0
+            } else {
+                opts.commit_secs.max(10.0 * commit_took)
+            };
+            if last.elapsed().as_secs_f64() >= every && !pending.is_empty() {
+                let t = Instant::now();
                 if let Err(e) = commit(&mut pending, store) {
                     failure = Some(e);
                     return false;
                 }
+                commit_took = t.elapsed().as_secs_f64();
                 on(Event::Committed);
                 last = Instant::now();
             }

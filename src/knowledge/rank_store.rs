@@ -133,6 +133,8 @@ pub fn load_model(store: &mut Store) -> Result<Model, StoreError> {
     let alpha = num(setting(store, "alpha")?, "alpha")?;
     let min_match_id = num(setting(store, "min_match_id")?, "min_match_id")? as u64;
     let (tree, stats): (_, Vec<Stats>) = ps::load(store)?;
+    // Built here, once, rather than in the first position ranked.
+    tree.frozen();
     let mut w = Vec::new();
     let mut v = Vec::new();
     let mut dynamic = Vec::new();
