@@ -310,7 +310,18 @@ fn full_attention_struct_sizes_and_layers() {
             .unwrap();
             let s = &rec.strukt;
             let count = |k| s.nodes_of(k).len();
-            let n = r.positions.len() * layers;
+            // A position where nothing changed (a pass; a stone played onto its own colour, which
+            // the shipped 2006-02-21463234.sgf has at move 2) gives the sensor nothing to perceive.
+            let perceived = 1 + r
+                .positions
+                .windows(2)
+                .filter(|w| {
+                    [Color::Black, Color::White]
+                        .iter()
+                        .any(|&c| w[0].stones(c) != w[1].stones(c))
+                })
+                .count();
+            let n = perceived * layers;
             let (colour, edge, adj, starts, ends) = full_counts(cols, rows, n);
             assert_eq!(
                 count(kinds.black) + count(kinds.white) + count(kinds.empty),
