@@ -69,17 +69,9 @@ impl Drop for Gtp {
     }
 }
 
-/// GNU Go, if installed (`gnugo` on the path or `/usr/games/gnugo`).
-pub fn gnugo() -> Option<PathBuf> {
-    ["gnugo", "/usr/games/gnugo"].iter().map(PathBuf::from).find(|p| {
-        Command::new(p)
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    })
-}
+/// GNU Go, if installed (`gnugo` on the path or `/usr/games/gnugo`): the classify benchmark's
+/// finder, one for both peers.
+pub use crate::go::bench::gnugo;
 
 /// GNU Go's version line.
 pub fn gnugo_version(path: &Path) -> String {
