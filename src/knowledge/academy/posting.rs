@@ -217,19 +217,8 @@ pub fn merge(new: &Pattern, known: &Pattern, rules: &PostRules) -> Option<Merge>
     })
 }
 
-const CELLS: [Cell; 11] = [
-    Cell::Empty,
-    Cell::X,
-    Cell::BKing,
-    Cell::BPiece,
-    Cell::NoWhite,
-    Cell::O,
-    Cell::WKing,
-    Cell::WPiece,
-    Cell::NoBlack,
-    Cell::Off,
-    Cell::Any,
-];
+/// Every cell letter, in the seed's order.
+const CELLS: [Cell; 11] = Cell::ALL;
 const NO_MERGE: u8 = 0;
 const KEPT: u8 = 1;
 const CHANGED: u8 = 2;
