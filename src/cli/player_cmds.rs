@@ -28,7 +28,7 @@ pub struct GtpArgs {
     /// Search threads.
     #[arg(long)]
     threads: Option<usize>,
-    /// Playout policy: uniform or capture.
+    /// Playout policy: uniform, capture or patterns (the default).
     #[arg(long)]
     policy: Option<String>,
     /// Seed of the search.

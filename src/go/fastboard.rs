@@ -1089,6 +1089,52 @@ impl FastBoard {
         Vtx::PASS
     }
 
+    /// The 3x3 neighbourhood of `v` as 16 bits, 2 per cell (0 empty, 1 black, 2 white, 3 off the
+    /// board), cells in the order of the padded layout: the row before (`v − w − 1`, `v − w`,
+    /// `v − w + 1`), the two beside (`v − 1`, `v + 1`), the row after — what a 3x3 shape pattern
+    /// of the playout policies is matched against.
+    #[inline]
+    pub fn neighbourhood(&self, v: Vtx) -> u16 {
+        let i = v.i();
+        let w = self.w;
+        let mut h = 0u16;
+        for (k, n) in [i - w - 1, i - w, i - w + 1, i - 1, i + 1, i + w - 1, i + w, i + w + 1]
+            .into_iter()
+            .enumerate()
+        {
+            h |= (rd!(self.cell[n]) as u16) << (2 * k);
+        }
+        h
+    }
+
+    /// Plays a playout from this position whose moves `choose` picks (it must return a legal move
+    /// under simple ko, or a pass), `to_move` first, until two passes in a row or `max_moves`
+    /// moves; as [`FastBoard::playout`] otherwise.
+    pub fn playout_by(
+        &mut self,
+        to_move: Color,
+        rng: &mut FastRng,
+        max_moves: usize,
+        mut moves: Option<&mut Vec<Vtx>>,
+        mut choose: impl FnMut(&mut FastBoard, Color, &mut FastRng) -> Vtx,
+    ) -> i32 {
+        let superko = self.rules.superko;
+        self.rules.superko = false;
+        let mut color = to_move;
+        let mut n = 0;
+        while n < max_moves && self.passes < 2 {
+            let v = choose(self, color, rng);
+            self.play_legal(color, v);
+            if let Some(m) = moves.as_deref_mut() {
+                m.push(v);
+            }
+            color = color.other();
+            n += 1;
+        }
+        self.rules.superko = superko;
+        self.playout_score()
+    }
+
     /// Plays a uniform-random playout from this position, `to_move` first, until two passes in a
     /// row or `max_moves` moves; the moves played are appended to `moves` when given (for AMAF).
     /// Simple ko only (positional superko is not checked in playouts, and a playout's moves are
@@ -1099,23 +1145,9 @@ impl FastBoard {
         to_move: Color,
         rng: &mut FastRng,
         max_moves: usize,
-        mut moves: Option<&mut Vec<Vtx>>,
+        moves: Option<&mut Vec<Vtx>>,
     ) -> i32 {
-        let superko = self.rules.superko;
-        self.rules.superko = false;
-        let mut color = to_move;
-        let mut n = 0;
-        while n < max_moves && self.passes < 2 {
-            let v = self.random_move(color, rng);
-            self.play_legal(color, v);
-            if let Some(m) = moves.as_deref_mut() {
-                m.push(v);
-            }
-            color = color.other();
-            n += 1;
-        }
-        self.rules.superko = superko;
-        self.playout_score()
+        self.playout_by(to_move, rng, max_moves, moves, |b, c, r| b.random_move(c, r))
     }
 
     /// A copy of `other` into `self`, reusing `self`'s buffers.

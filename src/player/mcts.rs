@@ -26,6 +26,11 @@ pub enum PlayoutPolicy {
     /// chain left in atari near the last move, else extend a chain of one's own that the last move
     /// put in atari (when the extension gains liberties); no self-atari of more than two stones.
     Capture,
+    /// MoGo's policy (Gelly et al. 2006; Pachi's "moggy"): the capture-and-escape rule, then a
+    /// move next to the opponent's last move that matches a 3x3 shape pattern
+    /// ([`super::patterns`]), then a uniform draw; a move that puts a chain of two or more stones
+    /// in atari (its own) is refused (drawn again, up to three times), in every rule.
+    Patterns,
 }
 
 impl PlayoutPolicy {
@@ -35,8 +40,94 @@ impl PlayoutPolicy {
         match self {
             PlayoutPolicy::Uniform => b.random_move(color, rng),
             PlayoutPolicy::Capture => capture_move(b, color, rng),
+            PlayoutPolicy::Patterns => pattern_move(b, color, rng),
         }
     }
+}
+
+/// The opponent's last move, when it put a stone on the board that is still there.
+#[inline]
+fn opponent_last(b: &FastBoard, color: Color) -> Option<Vtx> {
+    let last = b.last_moves()[match color {
+        Color::Black => 1,
+        Color::White => 0,
+    }];
+    (!last.is_pass() && b.color_at(last).is_some()).then_some(last)
+}
+
+/// Capture-or-escape moves after the opponent's `last` stone: the liberty of its chain or of a
+/// neighbouring opponent chain in atari, and the liberty of a chain of ours next to it in atari
+/// when playing there is no self-atari. Written into `cands`; returns their number.
+fn urgent_moves(b: &FastBoard, color: Color, last: Vtx, cands: &mut [Vtx; 8]) -> usize {
+    let mut k = 0;
+    if let Some(l) = b.atari_liberty(last) {
+        cands[k] = l;
+        k += 1;
+    }
+    let mut ns = [Vtx::PASS; 4];
+    for (i, n) in b.neighbours(last).enumerate() {
+        ns[i] = n;
+    }
+    for n in ns.into_iter().filter(|n| !n.is_pass()) {
+        if b.color_at(n) == Some(color)
+            && let Some(l) = b.atari_liberty(n)
+            && k < 8
+            && !cands[..k].contains(&l)
+            && self_atari_size(b, color, l) == 0
+        {
+            cands[k] = l;
+            k += 1;
+        }
+    }
+    k
+}
+
+/// The [`PlayoutPolicy::Patterns`] rule.
+fn pattern_move(b: &mut FastBoard, color: Color, rng: &mut FastRng) -> Vtx {
+    if let Some(last) = opponent_last(b, color) {
+        let mut cands = [Vtx::PASS; 8];
+        let k = urgent_moves(b, color, last, &mut cands);
+        if k > 0 {
+            let start = rng.below(k);
+            for j in 0..k {
+                let v = cands[(start + j) % k];
+                if b.is_legal(color, v) && !b.is_eye(color, v) {
+                    return v;
+                }
+            }
+        }
+        // Shape: the empty points around the last move whose 3x3 neighbourhood is a pattern.
+        let mut k = 0;
+        let mut around = [Vtx::PASS; 8];
+        for n in b.neighbours(last).chain(b.diagonals(last)) {
+            around[k] = n;
+            k += 1;
+        }
+        let mut shape = [Vtx::PASS; 8];
+        let mut m = 0;
+        for &v in &around[..k] {
+            if b.is_empty(v)
+                && super::patterns::matches(b.neighbourhood(v))
+                && b.is_legal(color, v)
+                && !b.is_eye(color, v)
+                && self_atari_size(b, color, v) == 0
+            {
+                shape[m] = v;
+                m += 1;
+            }
+        }
+        if m > 0 {
+            return shape[rng.below(m)];
+        }
+    }
+    let mut v = b.random_move(color, rng);
+    for _ in 0..3 {
+        if v.is_pass() || self_atari_size(b, color, v) < 2 {
+            break;
+        }
+        v = b.random_move(color, rng);
+    }
+    v
 }
 
 /// The capture/escape playout rule (see [`PlayoutPolicy::Capture`]).
@@ -158,6 +249,14 @@ pub struct SearchConfig {
     pub expand_after: u32,
     /// The playout policy.
     pub policy: PlayoutPolicy,
+    /// Priors for every node's moves from the playout policy's own tactics (Pachi's and Fuego's
+    /// in-tree priors): a capture or an escape from atari is urgent, a 3x3 shape next to the last
+    /// move is good, a self-atari or a first-line move far from every stone is bad, and every
+    /// move starts with a few even visits. The knowledge priors (classes, Forme_K, …) come on
+    /// top at the root.
+    pub tree_priors: bool,
+    /// Virtual visits of one tree prior (a prior of strength 1).
+    pub tree_prior_visits: f32,
     /// Seed of the search's random generators.
     pub seed: u64,
 }
@@ -171,7 +270,9 @@ impl Default for SearchConfig {
             rave_equiv: 3000.0,
             explore: 0.0,
             expand_after: 2,
-            policy: PlayoutPolicy::Capture,
+            policy: PlayoutPolicy::Patterns,
+            tree_priors: true,
+            tree_prior_visits: 10.0,
             seed: 1,
         }
     }
@@ -425,7 +526,10 @@ impl<'a> Search<'a> {
                 color = color.other();
             }
             let tree_len = seq.len();
-            let score = board.playout(color, &mut rng, 3 * points.len(), Some(&mut seq));
+            let policy = cfg.policy;
+            let score = board.playout_by(color, &mut rng, 3 * points.len(), Some(&mut seq), |b, c, r| {
+                policy.choose(b, c, r)
+            });
             let margin = score as f32 - self.komi;
             let black_win = if margin > 0.0 {
                 1.0
@@ -515,14 +619,25 @@ impl<'a> Search<'a> {
         if node != 0 && moves.is_empty() {
             moves.push(Vtx::PASS);
         }
+        let last = opponent_last(board, color);
+        let mut urgent = [Vtx::PASS; 8];
+        let k = match last {
+            Some(l) if self.cfg.tree_priors => urgent_moves(board, color, l, &mut urgent),
+            _ => 0,
+        };
         for mv in moves {
             let mut nd = Node::new(mv);
-            if let Some(p) = (self.prior)(board, color, mv) {
-                nd.prior_n = p.visits;
-                nd.prior_w = p.visits * p.value;
-                nd.n = p.visits;
-                nd.w = nd.prior_w;
+            if self.cfg.tree_priors {
+                let (n, w) = tree_prior(board, color, mv, last, &urgent[..k], self.cfg.tree_prior_visits);
+                nd.prior_n += n;
+                nd.prior_w += w;
             }
+            if let Some(p) = (self.prior)(board, color, mv) {
+                nd.prior_n += p.visits;
+                nd.prior_w += p.visits * p.value;
+            }
+            nd.n = nd.prior_n;
+            nd.w = nd.prior_w;
             tree.push(nd);
         }
         let count = tree.len() as u32 - first;
@@ -563,6 +678,52 @@ impl<'a> Search<'a> {
     }
 }
 
+/// The tree prior of `mv` for `color` (see [`SearchConfig::tree_priors`]): (virtual visits,
+/// virtual wins), `unit` visits per heuristic.
+fn tree_prior(b: &FastBoard, color: Color, mv: Vtx, last: Option<Vtx>, urgent: &[Vtx], unit: f32) -> (f32, f32) {
+    // Even: half a unit at 50%.
+    let (mut n, mut w) = (unit * 0.5, unit * 0.25);
+    if mv.is_pass() {
+        return (unit, 0.0);
+    }
+    let mut add = |k: f32, q: f32| {
+        n += unit * k;
+        w += unit * k * q;
+    };
+    let captures = b
+        .neighbours(mv)
+        .any(|x| b.color_at(x) == Some(color.other()) && b.in_atari(x));
+    if urgent.contains(&mv) {
+        add(2.0, 0.9);
+    } else if captures {
+        add(1.0, 0.8);
+    }
+    let sa = self_atari_size(b, color, mv);
+    if sa >= 2 {
+        add(2.0, 0.0);
+    } else if sa == 1 && !captures {
+        add(1.0, 0.1);
+    }
+    if let Some(l) = last
+        && (b.neighbours(l).any(|x| x == mv) || b.diagonals(l).any(|x| x == mv))
+        && super::patterns::matches(b.neighbourhood(mv))
+    {
+        add(1.0, 0.75);
+    }
+    // The first line, far from every stone (no stone within Manhattan distance 2).
+    let on_edge = b.neighbours(mv).count() < 4;
+    if on_edge {
+        let lonely = b.neighbours(mv).chain(b.diagonals(mv)).all(|x| b.is_empty(x))
+            && b.neighbours(mv)
+                .flat_map(|x| b.neighbours(x))
+                .all(|y| y == mv || b.is_empty(y));
+        if lonely {
+            add(1.0, 0.1);
+        }
+    }
+    (n, w)
+}
+
 /// Every legal move of `color` that fills no own eye; a pass only when there is none.
 pub fn default_moves(board: &FastBoard, color: Color) -> Vec<Vtx> {
     let mut v: Vec<Vtx> = board
@@ -574,4 +735,103 @@ pub fn default_moves(board: &FastBoard, color: Color) -> Vec<Vtx> {
         v.push(Vtx::PASS);
     }
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::go::board::Point;
+
+    fn pt(b: &FastBoard, col: u8, row: u8) -> Vtx {
+        b.vtx(Point { col, row })
+    }
+
+    #[test]
+    fn every_policy_plays_only_legal_moves_to_a_finished_board() {
+        for policy in [PlayoutPolicy::Uniform, PlayoutPolicy::Capture, PlayoutPolicy::Patterns] {
+            for seed in 0..40 {
+                let mut b = FastBoard::new(9).unwrap();
+                let mut rng = FastRng::new(seed);
+                let mut moves = 0;
+                b.playout_by(Color::Black, &mut rng, 243, None, |b, c, r| {
+                    let v = policy.choose(b, c, r);
+                    assert!(b.is_legal(c, v), "{policy:?} seed {seed}: illegal {}", b.gtp(v));
+                    assert!(v.is_pass() || !b.is_eye(c, v), "{policy:?} fills its own eye");
+                    moves += 1;
+                    v
+                });
+                b.check_invariants().unwrap();
+                assert!(b.passes() >= 2 || moves == 243, "{policy:?}: the playout stopped early");
+            }
+        }
+    }
+
+    #[test]
+    fn the_pattern_policy_captures_a_stone_the_last_move_left_in_atari() {
+        // White's last stone, E5, has one liberty left (E4); Black takes it in every playout.
+        let mut b = FastBoard::new(9).unwrap();
+        for (c, col, row) in [
+            (Color::Black, 3, 4),
+            (Color::White, 0, 0),
+            (Color::Black, 5, 4),
+            (Color::White, 8, 8),
+            (Color::Black, 4, 3),
+            (Color::White, 4, 4),
+        ] {
+            b.play(c, pt(&b, col, row)).unwrap();
+        }
+        let lib = pt(&b, 4, 5);
+        assert_eq!(b.atari_liberty(pt(&b, 4, 4)), Some(lib));
+        let mut rng = FastRng::new(3);
+        for _ in 0..20 {
+            let mut t = b.clone();
+            assert_eq!(PlayoutPolicy::Patterns.choose(&mut t, Color::Black, &mut rng), lib);
+        }
+        // The uniform policy does not always.
+        let uniform: std::collections::BTreeSet<Vtx> =
+            (0..40).map(|_| b.clone().random_move(Color::Black, &mut rng)).collect();
+        assert!(uniform.len() > 1);
+    }
+
+    #[test]
+    fn tree_priors_rank_a_capture_above_a_quiet_move_and_the_search_plays_it() {
+        // Black to play; a white chain of three stones in atari in the middle, nothing else urgent
+        // (the position is won for Black either way, so the playouts alone barely separate the
+        // moves: the capture's lead in visits comes from its prior).
+        let mut b = FastBoard::new(9).unwrap();
+        let moves = [
+            (Color::Black, 3, 3),
+            (Color::White, 4, 3),
+            (Color::Black, 5, 3),
+            (Color::White, 4, 4),
+            (Color::Black, 3, 4),
+            (Color::White, 4, 5),
+            (Color::Black, 5, 4),
+            (Color::White, 7, 7),
+            (Color::Black, 3, 5),
+            (Color::White, 1, 1),
+            (Color::Black, 5, 5),
+            (Color::White, 1, 7),
+            (Color::Black, 4, 2),
+        ];
+        for (c, col, row) in moves {
+            b.play(c, pt(&b, col, row)).unwrap();
+        }
+        // White extends: E6 -> now the chain E4-E6 (col 4, rows 3..5) has the one liberty below.
+        b.play(Color::White, pt(&b, 7, 1)).unwrap();
+        let lib = b.atari_liberty(pt(&b, 4, 4)).expect("the white chain is in atari");
+        let cfg = SearchConfig {
+            playouts: 3000,
+            ..SearchConfig::default()
+        };
+        let none = |_: &FastBoard, _: Color, _: Vtx| None;
+        let r = Search::new(&cfg, &b, Color::Black, 7.0, &none).run(None);
+        assert_eq!(r.best().unwrap().mv, lib);
+        // The prior alone puts the capture first among the root moves before any playout.
+        let mut urgent = [Vtx::PASS; 8];
+        let k = urgent_moves(&b, Color::Black, pt(&b, 7, 1), &mut urgent);
+        let cap = tree_prior(&b, Color::Black, lib, Some(pt(&b, 7, 1)), &urgent[..k], 10.0);
+        let quiet = tree_prior(&b, Color::Black, pt(&b, 1, 4), Some(pt(&b, 7, 1)), &urgent[..k], 10.0);
+        assert!(cap.1 / cap.0 > quiet.1 / quiet.0 && cap.0 > quiet.0);
+    }
 }

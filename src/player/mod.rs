@@ -14,6 +14,7 @@ pub mod components;
 pub mod gtp;
 pub mod knowledge;
 pub mod mcts;
+pub mod patterns;
 pub mod ratings;
 pub mod state;
 
