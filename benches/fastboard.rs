@@ -9,6 +9,7 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ets::go::board::{Board, Cell, Color, Point};
 use ets::go::fastboard::{FastBoard, FastRng};
+use ets::player::mcts::PlayoutPolicy;
 use std::hint::black_box;
 
 fn fast(c: &mut Criterion) {
@@ -22,6 +23,18 @@ fn fast(c: &mut Criterion) {
             bn.iter(|| {
                 b.copy_from(&root);
                 black_box(b.playout(Color::Black, &mut rng, 3 * size * size, None))
+            })
+        });
+    }
+    // The policies the player's search uses (`player::mcts::PlayoutPolicy`), empty 9x9.
+    for policy in [PlayoutPolicy::Capture, PlayoutPolicy::Patterns] {
+        let root = FastBoard::new(9).unwrap();
+        let mut rng = FastRng::new(1);
+        let mut b = root.clone();
+        g.bench_function(format!("policy-{policy:?}/9x9").to_lowercase(), |bn| {
+            bn.iter(|| {
+                b.copy_from(&root);
+                black_box(b.playout_by(Color::Black, &mut rng, 243, None, |b, c, r| policy.choose(b, c, r)))
             })
         });
     }
