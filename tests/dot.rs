@@ -3,7 +3,7 @@
 //! Rust), and flags that do not fit the game refused with exit 2.
 
 use std::collections::BTreeSet;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use ets::demo::bank;
 use ets::dot::board::{Outline, board_svg};
@@ -15,22 +15,12 @@ use ets::go::board::{Board, Cell, Color, Point};
 const GAME: &str = "examples/go/capture.sgf";
 const LONG_GAME: &str = "tests/data/games/tom-9d/2005-01-8557986.sgf";
 
-fn ets() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_ets"))
-}
-
-fn run(args: &[&str]) -> Output {
-    ets().args(args).output().unwrap()
-}
+mod common;
+use common::{ets as run, ok};
 
 /// The same command on the pure-Rust route (graphviz turned off).
-fn run_without_graphviz(args: &[&str]) -> Output {
-    ets().env("ETS_GRAPHVIZ", "0").args(args).output().unwrap()
-}
-
-fn ok(o: &Output) -> String {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    String::from_utf8_lossy(&o.stdout).into_owned()
+fn run_without_graphviz(args: &[&str]) -> std::process::Output {
+    common::ets_with_env(args, &[("ETS_GRAPHVIZ", "0")])
 }
 
 fn is_png(bytes: &[u8]) -> (u32, u32) {

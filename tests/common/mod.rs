@@ -6,9 +6,16 @@ use std::process::{Command, Output};
 
 /// Runs `ets ARGS…` without colours; the output, whatever the exit status.
 pub fn ets(args: &[&str]) -> Output {
+    ets_with_env(args, &[])
+}
+
+/// Runs `ets ARGS…` without colours and with these environment variables set; the output,
+/// whatever the exit status.
+pub fn ets_with_env(args: &[&str], vars: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ets"))
         .args(args)
         .env("NO_COLOR", "1")
+        .envs(vars.iter().copied())
         .output()
         .unwrap()
 }
