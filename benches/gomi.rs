@@ -36,15 +36,9 @@ fn realistic() -> Vec<Dist> {
         .collect()
 }
 
-/// 361 distinct, overlapping distributions (every one contends): n = 100, r = 30..70 and
-/// n = 200..560 around 0.5.
+/// 361 distinct, overlapping distributions (every one contends): `qm::overlapping_361`.
 fn overlapping() -> Vec<Dist> {
-    (0..361u64)
-        .map(|i| {
-            let n = 100 + i;
-            Dist::posterior(Counts { n, r: n / 2 + (i % 7) })
-        })
-        .collect()
+    ets::knowledge::gomi::qm::overlapping_361()
 }
 
 /// 361 moves as `ets::knowledge::gomi::qm::mixed_361` (the accuracy test's set).

@@ -173,7 +173,7 @@ fn tight_span(d: &Dist, mean: f64, sd: f64, lnorm: f64) -> (f64, f64) {
     }
     let mut hi = d.hi;
     let mut lo = d.lo;
-    for k in 3..=40 {
+    for k in 6..=40 {
         let x = mean + k as f64 * sd;
         if x >= d.hi {
             break;
@@ -184,7 +184,7 @@ fn tight_span(d: &Dist, mean: f64, sd: f64, lnorm: f64) -> (f64, f64) {
             break;
         }
     }
-    for k in 3..=40 {
+    for k in 6..=40 {
         let x = mean - k as f64 * sd;
         if x <= d.lo {
             break;
@@ -359,6 +359,9 @@ pub fn q_max_with(dists: &[Dist], grid: Grid) -> Vec<f64> {
     let mut dens = vec![0.0; size];
     let mut cdf = vec![0.0; size];
     let mut prod = vec![1.0; nn];
+    // factors F = 0 are counted instead of multiplied in, so that a move whose own F is 0 at a
+    // node still finds the product of the others there in O(1)
+    let mut zeros = vec![0u32; nn];
     let mut below = vec![0.0; np + 1];
     let mut f = [0.0; NODES];
     for (ci, &k) in contending.iter().enumerate() {
@@ -394,7 +397,11 @@ pub fn q_max_with(dists: &[Dist], grid: Grid) -> Vec<f64> {
                 let fx = (fstart + h * acc).clamp(0.0, 1.0);
                 dens[local + i] = f[i];
                 cdf[local + i] = fx;
-                prod[base + i] *= if c == 1 { fx } else { fx.powi(c) };
+                if fx == 0.0 {
+                    zeros[base + i] += c as u32;
+                } else {
+                    prod[base + i] *= if c == 1 { fx } else { fx.powi(c) };
+                }
             }
             let mut acc = 0.0;
             for k2 in 0..NODES {
@@ -424,25 +431,11 @@ pub fn q_max_with(dists: &[Dist], grid: Grid) -> Vec<f64> {
                 continue;
             }
             let fk = cdf[off[ci] + l];
-            let rest = if fk > 0.0 {
-                prod[j] / fk
-            } else {
-                // F_k = 0 here: the product of the others, directly (rare)
-                let mut r = 1.0;
-                for (cj, &kj) in contending.iter().enumerate() {
-                    let c = groups[kj].count as i32 - i32::from(cj == ci);
-                    let (q0, q1) = span[cj];
-                    let p = j / NODES;
-                    let fv = if p < q0 {
-                        at_cut[kj]
-                    } else if p >= q1 {
-                        1.0
-                    } else {
-                        cdf[off[cj] + j - q0 * NODES]
-                    };
-                    r *= fv.powi(c);
-                }
-                r
+            // the others' product: F_k^(count−1) ∏_{k′≠k} F_k′^count′
+            let rest = match (fk > 0.0, zeros[j]) {
+                (true, 0) => prod[j] / fk,
+                (false, 1) if groups[k].count == 1 => prod[j],
+                _ => 0.0,
             };
             q += ws[j] * fj * rest;
         }
@@ -479,6 +472,17 @@ pub fn mixed_361() -> Vec<Dist> {
         order.swap(i, rng.below(i + 1));
     }
     order.into_iter().map(|i| v[i]).collect()
+}
+
+/// The worst case for speed (tests and benchmarks): 361 distinct, overlapping distributions, every
+/// one contending — n = 100..460 around rate 0.5 (r = n/2 + 0..6).
+pub fn overlapping_361() -> Vec<Dist> {
+    (0..361u64)
+        .map(|i| {
+            let n = 100 + i;
+            Dist::posterior(Counts { n, r: n / 2 + (i % 7) })
+        })
+        .collect()
 }
 
 /// Samples a move index from q (the strategy σ's step 4), given a uniform number in [0, 1).
@@ -587,9 +591,9 @@ mod tests {
 
     /// Conditional Monte Carlo: with c moves sharing m's distribution, q_m = E[∏ F_j(y)]/c over
     /// the other distributions j, y the largest of the c, of density c·f_m·F_m^{c−1}. Drawn by
-    /// stratified importance sampling, uniform over [t, 1] (one draw per stratum) and weighted by
-    /// that density: t, below which some other move's p is under 10⁻¹³ likely to be lower, keeps
-    /// the draws where the product lives; exact CDFs from `statrs` (no inverse CDF, whose error
+    /// stratified importance sampling, uniform over [t, u] (one draw per stratum) and weighted by
+    /// that density: t, below which some other move's p is under 10⁻¹³ likely to be lower, and u,
+    /// above which m's p is under 10⁻¹³ likely to lie, keep the draws where the product lives; exact CDFs from `statrs` (no inverse CDF, whose error
     /// would bias the estimate).
     fn q_monte_carlo(ds: &[Dist], m: usize, samples: usize, seed: u64) -> f64 {
         let mut rng = FastRng::new(seed);
@@ -601,9 +605,11 @@ mod tests {
             .filter(|d| **d != fm)
             .map(|d| inv_beta_reg(d.alpha, d.beta, 1e-13))
             .fold(0.0, f64::max);
+        // and u, above which m's own p lies with probability under 10⁻¹³
+        let u = inv_beta_reg(fm.alpha, fm.beta, 1.0 - 1e-13).clamp(t, 1.0);
         let mut s = 0.0;
         for i in 0..samples {
-            let y = t + (1.0 - t) * (i as f64 + rng.unit()) / samples as f64;
+            let y = t + (u - t) * (i as f64 + rng.unit()) / samples as f64;
             let mut v = c as f64 * fm.pdf(y) * fm.cdf(y).powi(c as i32 - 1);
             if v == 0.0 {
                 continue;
@@ -615,7 +621,7 @@ mod tests {
             }
             s += v;
         }
-        (1.0 - t) * s / samples as f64 / c as f64
+        (u - t) * s / samples as f64 / c as f64
     }
 
     #[test]
@@ -699,6 +705,34 @@ mod tests {
         }
         assert_eq!(checked, 16);
     }
+
+    /// The worst case for speed, every one of 361 distributions contending. Here the Monte Carlo
+    /// above is not a yardstick at 10⁻⁶: its `statrs` CDFs, multiplied 360 at a time, carry a
+    /// bias of a few 10⁻⁶ (it gave 0.0725453 and 0.0725424 for move 6). The reference values are
+    /// from `scripts/qm_reference.py` (mpmath, 20 digits, independent of ets).
+    #[test]
+    fn all_361_contending_against_a_20_digit_reference() {
+        let ds = overlapping_361();
+        let q = q_max(&ds);
+        let sum: f64 = q.iter().sum();
+        // each q within 1e-8 of the fine grid (below); their 361 errors, of one sign, add up
+        assert!((sum - 1.0).abs() < 1e-6, "{sum}");
+        assert!(q.iter().all(|&x| x > 0.0), "every move contends");
+        let fine = q_max_with(&ds, Grid::FINE);
+        for (m, (a, b)) in q.iter().zip(&fine).enumerate() {
+            assert!((a - b).abs() < 1e-8, "move {m}: {a} vs fine grid {b}");
+        }
+        for (m, reference) in REFERENCE_361 {
+            assert!((q[m] - reference).abs() < 1e-8, "move {m}: {} vs {reference}", q[m]);
+        }
+    }
+
+    /// `python3 scripts/qm_reference.py 6 0 180`: the largest q of `overlapping_361`, and two others.
+    const REFERENCE_361: [(usize, f64); 3] = [
+        (6, 0.072_546_990_220_55),
+        (0, 0.005_872_275_357_357_16),
+        (180, 0.000_367_649_589_666_718),
+    ];
 
     #[test]
     fn sampling_follows_q() {
