@@ -175,6 +175,38 @@ fn random_games_played_and_taken_back() {
 }
 
 #[test]
+fn moves_tried_and_taken_back_leave_no_trace() {
+    // A search's pattern: before each move of a random game, a few other moves are played and taken
+    // back. What those tries made (elements begun and dropped at once among them) must be gone
+    // entirely: the game's classification equals the timeline's over the positions actually
+    // played, in full and focused attention alike.
+    let st = setting();
+    for (seed, attention) in [(7u64, Attention::FOCUS), (8, Attention::Full), (9, Attention::FOCUS)] {
+        let opts = options(attention);
+        let mut rng = FastRng::new(seed);
+        let mut g = Game::new(st.clone(), 9, 9, opts).unwrap();
+        let mut positions = vec![g.board()];
+        let mut last = vec![None];
+        for _ in 0..70 {
+            let legal = g.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            for _ in 0..3 {
+                g.play(legal[rng.below(legal.len())]).unwrap();
+                g.undo().unwrap();
+            }
+            let p = legal[rng.below(legal.len())];
+            g.play(p).unwrap();
+            positions.push(g.board());
+            last.push(Some(p));
+        }
+        let tl = classify_game(st.clone(), &positions, &last, opts.record, None).unwrap();
+        assert_eq!(lives(g.classification()), lives(&tl), "seed {seed}");
+    }
+}
+
+#[test]
 fn the_referee_knows_ko_suicide_captures_and_scores() {
     let st = setting();
     let mut g = Game::new(st.clone(), 5, 5, GameOptions::default()).unwrap();

@@ -45,4 +45,5 @@ pub(crate) struct LevelSizes {
     pub host_links: usize,
     pub holders_nodes: usize,
     pub index_nodes: usize,
+    pub still_log: usize,
 }

@@ -61,6 +61,9 @@ pub struct Elem {
     pub(crate) merged_into: u32,
     pub(crate) end_kind: EndKind,
     pub(crate) apps: Vec<MatchId>,
+    /// Indexes in `apps` (increasing) of the applications whose constraint starts some class:
+    /// the only ones a rebirth offers again ([`Level::derive`]).
+    pub(crate) start_apps: Vec<u32>,
     pub(crate) sets: Vec<u8>,
     /// Runs of applications made at one step: `(step, index of the run's first application)`.
     pub(crate) runs: Vec<(u32, u32)>,
@@ -196,8 +199,12 @@ pub struct Level {
     pub(crate) table: ClassTable,
     pub(crate) store: MatchStore,
     pub(crate) elems: Vec<Elem>,
-    /// Per node: the elements holding it.
+    /// Per node: the elements holding it (stillborn ones only during the step they were made in).
     pub(crate) node_holders: Vec<SmallVec<[ElementId; 4]>>,
+    /// Per node: the stillborn elements of earlier steps that held it (only a rebirth reads them).
+    pub(crate) node_stillborn: Vec<SmallVec<[ElementId; 2]>>,
+    /// The nodes whose `node_stillborn` list grew, in order (undo pops them).
+    pub(crate) still_log: Vec<NodeId>,
     /// Level n ≥ 1: per node, the matches holding it (any position).
     pub(crate) index: Vec<SmallVec<[MatchId; 4]>>,
     /// Number of nodes before the current step (level n: its host's; level 0: the struct's).
@@ -229,6 +236,8 @@ impl Level {
             store: MatchStore::default(),
             elems: Vec::new(),
             node_holders: Vec::new(),
+            node_stillborn: Vec::new(),
+            still_log: Vec::new(),
             index: Vec::new(),
             node_holders_before: 0,
             host: LevelHost::default(),
@@ -299,6 +308,7 @@ impl Level {
             .map(|e| {
                 std::mem::size_of::<Elem>()
                     + e.apps.capacity() * 4
+                    + e.start_apps.capacity() * 4
                     + e.sets.capacity()
                     + e.runs.capacity() * 8
                     + e.nodes.capacity() * 4
@@ -315,6 +325,8 @@ impl Level {
         self.store.heap_bytes()
             + elems
             + spill(&self.node_holders)
+            + self.node_stillborn.capacity() * std::mem::size_of::<SmallVec<[u32; 2]>>()
+            + self.still_log.capacity() * 4
             + spill(&self.index)
             + self.host.heap_bytes()
             + self.above.capacity() * 4
@@ -438,6 +450,7 @@ impl Level {
         el.merged_into = s.merged_into;
         el.end_kind = s.end_kind;
         el.apps.truncate(s.apps as usize);
+        truncate_indexes(&mut el.start_apps, s.apps);
         el.sets.truncate(s.apps as usize);
         el.runs.truncate(s.runs as usize);
         el.nodes.truncate(s.nodes as usize);
@@ -473,6 +486,9 @@ impl Level {
                 }
             }
             let idx = el.apps.len() as u32;
+            if !self.table.starters[self.store.constraint(m).0 as usize].is_empty() {
+                el.start_apps.push(idx);
+            }
             el.apps.push(m);
             el.sets.push(set);
             if el.runs.last().is_none_or(|r| r.0 != t) {
@@ -1000,6 +1016,7 @@ impl Level {
         let f = self.elems.len() as ElementId;
         let mut nf = el.clone();
         nf.apps.truncate(i);
+        truncate_indexes(&mut nf.start_apps, i as u32);
         nf.sets.truncate(i);
         nf.runs.retain(|r| (r.1 as usize) < i);
         nf.nodes.clear();
@@ -1060,6 +1077,7 @@ impl Level {
             merged_into: NONE,
             end_kind: EndKind::Living,
             apps: Vec::new(),
+            start_apps: Vec::new(),
             sets: Vec::new(),
             runs: Vec::new(),
             nodes: Vec::new(),
@@ -1135,6 +1153,9 @@ impl Level {
             let mut dead: Vec<ElementId> = Vec::new();
             for &x in ended_nodes {
                 dead.extend(self.holders_of_node(x).iter().copied().filter(|&e| !self.alive(e)));
+                if let Some(v) = self.node_stillborn.get(x as usize) {
+                    dead.extend(v.iter().copied());
+                }
             }
             // and the elements that ended at this step because what of them is present no longer
             // forms an element (a space that shrinks, a shape that lost a part).
@@ -1159,7 +1180,9 @@ impl Level {
             }
             let mut again: Vec<MatchId> = Vec::new();
             for e in dead {
-                for &m in &self.elems[e as usize].apps {
+                let el = &self.elems[e as usize];
+                for &j in &el.start_apps {
+                    let m = el.apps[j as usize];
                     if m < cx.first_new && self.offered[m as usize] != self.offer_gen {
                         self.offered[m as usize] = self.offer_gen;
                         again.push(m);
@@ -1396,6 +1419,7 @@ impl Level {
 
     /// Drops stillborn elements from the delta and puts its lists in order.
     pub(crate) fn finish_delta(&mut self) {
+        self.purge_stillborn();
         let elems = &self.elems;
         let keep = |e: &ElementId| !elems[*e as usize].stillborn;
         let d = &mut self.delta;
@@ -1409,6 +1433,58 @@ impl Level {
         }
         d.forked.sort_unstable();
         d.merged.sort_unstable();
+    }
+
+    /// The elements made and dropped at this step (stillborn: never elements of the struct) leave
+    /// the holder lists of the nodes and matches they took: every later step that scans a node's
+    /// or a match's holders would otherwise pass over them (on a 301-move game, two thirds of
+    /// level 1's elements are stillborn, and they held five of every six of its match–holder
+    /// pairs). What a rebirth reads of them stays, as before: per node, the stillborn elements that
+    /// held it (`node_stillborn`), and of each, the applications of constraints that start a class.
+    ///
+    /// Undo stays exact: a stillborn element was made at this step, so its entries in the lists of
+    /// older nodes and matches come after the lengths the journal keeps, and removing them leaves
+    /// the prefixes the journal truncates to untouched; `still_log` says which `node_stillborn`
+    /// lists to pop; the element itself is truncated away.
+    fn purge_stillborn(&mut self) {
+        let mut gone: SmallVec<[ElementId; 16]> = SmallVec::new();
+        for &e in &self.touched_now {
+            let el = &self.elems[e as usize];
+            if el.stillborn && !el.nodes.is_empty() | !el.apps.is_empty() {
+                gone.push(e);
+            }
+        }
+        if gone.is_empty() {
+            return;
+        }
+        gone.sort_unstable();
+        gone.dedup();
+        for &e in &gone {
+            let el = &mut self.elems[e as usize];
+            let apps = std::mem::take(&mut el.apps);
+            let nodes = std::mem::take(&mut el.nodes);
+            // Kept for a rebirth: the applications that start a class, in order.
+            el.apps = el.start_apps.iter().map(|&j| apps[j as usize]).collect();
+            el.start_apps = (0..el.apps.len() as u32).collect();
+            el.sets = Vec::new();
+            el.runs = Vec::new();
+            el.pending = Vec::new();
+            for m in apps {
+                self.store.remove_holder(m, e);
+            }
+            for x in nodes {
+                if let Some(h) = self.node_holders.get_mut(x as usize)
+                    && let Some(i) = h.iter().rposition(|&f| f == e)
+                {
+                    h.remove(i);
+                }
+                if self.node_stillborn.len() <= x as usize {
+                    self.node_stillborn.resize(x as usize + 1, SmallVec::new());
+                }
+                self.node_stillborn[x as usize].push(e);
+                self.still_log.push(x);
+            }
+        }
     }
 
     /// Ends element `e` at step `t` for `kind` (if it is living).
@@ -1464,3 +1540,8 @@ pub(crate) fn truncate_elements(level: &mut Level, n: usize) {
 
 #[allow(dead_code)]
 fn _assert(_: FxHashMap<u32, u32>) {}
+
+/// Drops the indexes (increasing) that are `len` or more.
+fn truncate_indexes(v: &mut Vec<u32>, len: u32) {
+    v.truncate(v.partition_point(|&j| j < len));
+}

@@ -352,6 +352,7 @@ impl Timeline {
                     host_links: lv.host.links().len(),
                     holders_nodes: lv.node_holders.len(),
                     index_nodes: lv.index.len(),
+                    still_log: lv.still_log.len(),
                 });
                 l.due.push(lv.due.clone());
                 let _ = k;
@@ -619,6 +620,10 @@ impl Timeline {
             level::truncate_elements(lv, sz.elements);
             lv.host.truncate(sz.host_nodes, sz.host_links);
             lv.node_holders.truncate(sz.holders_nodes);
+            while lv.still_log.len() > sz.still_log {
+                let x = lv.still_log.pop().expect("longer than kept");
+                lv.node_stillborn[x as usize].pop();
+            }
             lv.index.truncate(sz.index_nodes);
             lv.due = due;
             // Elements above that were nodes made at the undone step are not nodes any more.

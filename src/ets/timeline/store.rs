@@ -103,6 +103,19 @@ impl MatchStore {
             self.multi[(h & !MULTI) as usize].push(e);
         }
     }
+    /// Removes `e` from the holders of `m` (a stillborn element, added at the current step: the
+    /// entries before it, which the journal's lengths keep, do not move).
+    pub fn remove_holder(&mut self, m: MatchId, e: ElementId) {
+        let h = self.holder[m as usize];
+        if h == e {
+            self.holder[m as usize] = NONE;
+        } else if h != NONE && h & MULTI != 0 {
+            let v = &mut self.multi[(h & !MULTI) as usize];
+            if let Some(i) = v.iter().rposition(|&f| f == e) {
+                v.remove(i);
+            }
+        }
+    }
     /// Undo: the store as it was with `matches` matches and `multi` multi-holder lists.
     pub fn truncate(&mut self, matches: usize, multi: usize) {
         self.constraint.truncate(matches);
