@@ -18,6 +18,9 @@ pub(crate) enum Entry {
     MatchHolder(u8, MatchId, u32, Option<u32>),
     /// The match index of an earlier node (level n) had this many entries.
     Index(u8, NodeId, u32),
+    /// Match `m` stood at position `i` of the index of an earlier node (level n) before it left
+    /// it (one of its nodes ended).
+    IndexRemoved(u8, NodeId, u32, MatchId),
     /// An earlier node of a level-n host was not ended.
     HostEnded(u8, NodeId),
     /// A terminal site of an earlier primitive was free.

@@ -360,7 +360,7 @@ pub(crate) struct StepCtx<'a> {
 }
 
 impl StepCtx<'_> {
-    fn log(&mut self, e: Entry) {
+    pub(crate) fn log(&mut self, e: Entry) {
         if let Some(j) = self.journal.as_deref_mut() {
             j.push(e);
         }

@@ -603,6 +603,7 @@ impl Timeline {
                 }
                 Entry::MatchHolder(n, m, w, len) => self.levels[n as usize].store.restore_holder(m, w, len),
                 Entry::Index(n, x, len) => self.levels[n as usize].index[x as usize].truncate(len as usize),
+                Entry::IndexRemoved(n, x, i, m) => self.levels[n as usize].index[x as usize].insert(i as usize, m),
                 Entry::HostEnded(n, x) => self.levels[n as usize].host.unend(x),
                 Entry::Slot(x, s) => self.strukt.free_terminal(x, s as usize),
             }
@@ -815,6 +816,32 @@ fn derive_n(
     lv.derive(&mut cx, ended_nodes);
     // 6. Presence: elements touched, or holding a node that ended, are checked.
     lv.check_presence(&mut cx, ended_nodes, false);
+    // 7. A match holding a node that ended at this step is gone from the next step on: no element
+    // can apply it any more (`Level::offer`), so it leaves the index of its other nodes, and a
+    // catch-up reads only what may still apply (otherwise a long-lived node's index keeps every
+    // match it ever took part in). Undone through the journal.
+    let mut nodes: SmallVec<[NodeId; 6]> = SmallVec::new();
+    for &x in ended_nodes {
+        let Some(ms) = lv.index.get(x as usize).cloned() else {
+            continue;
+        };
+        for m in ms {
+            nodes.clear();
+            nodes.extend_from_slice(lv.store.nodes(m));
+            for &y in &nodes {
+                if y == x {
+                    continue;
+                }
+                let v = &mut lv.index[y as usize];
+                if let Some(i) = v.iter().position(|&k| k == m) {
+                    v.remove(i);
+                    if (y as usize) < host_before {
+                        cx.log(Entry::IndexRemoved(n as u8, y, i as u32, m));
+                    }
+                }
+            }
+        }
+    }
     lv.finish_delta();
 }
 
