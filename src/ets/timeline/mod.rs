@@ -619,6 +619,19 @@ impl Timeline {
             }
             lv.store.truncate(sz.matches, sz.multi);
             level::truncate_elements(lv, sz.elements);
+            // Elements below that became nodes at the undone step are not nodes any more.
+            if k > 0 {
+                let made: Vec<ElementId> = (sz.host_nodes..lv.host.len())
+                    .map(|x| lv.host.below(x as NodeId))
+                    .collect();
+                let below = &mut self.levels[k - 1];
+                for e in made {
+                    if let Some(a) = below.above.get_mut(e as usize) {
+                        *a = NONE;
+                    }
+                }
+            }
+            let lv = &mut self.levels[k];
             lv.host.truncate(sz.host_nodes, sz.host_links);
             lv.node_holders.truncate(sz.holders_nodes);
             while lv.still_log.len() > sz.still_log {
@@ -627,19 +640,6 @@ impl Timeline {
             }
             lv.index.truncate(sz.index_nodes);
             lv.due = due;
-            // Elements above that were nodes made at the undone step are not nodes any more.
-            for a in lv.above.iter_mut() {
-                let _ = a;
-            }
-        }
-        // Nodes above made at the undone step.
-        for k in 0..self.levels.len() - 1 {
-            let hn = self.levels[k + 1].host.len() as NodeId;
-            for a in self.levels[k].above.iter_mut() {
-                if *a != NONE && *a >= hn {
-                    *a = NONE;
-                }
-            }
         }
         self.strukt.truncate(l.nodes);
         self.by_anchor.truncate(l.nodes + 1);
