@@ -540,3 +540,45 @@ fn groups_agree_with_the_independent_linking_rules() {
 fn the_embedded_alphabet_is_the_recorders() {
     assert_eq!(**setting().alphabet(), *ets::go::record::GoAlphabet::new().alphabet);
 }
+
+#[test]
+fn a_snapshots_overlap_structs_are_those_its_elements_make() {
+    // `Snapshot::at` builds each level's overlap struct by grouping the applications its elements
+    // share by match; `LevelStruct::from_elements` groups them by value. The two routes agree,
+    // node for node and link for link, at early, middle and last positions.
+    use ets::ets::level::LevelStruct;
+    use ets::ets::matching::Host;
+    use ets::ets::timeline::view::Snapshot;
+    let st = setting();
+    let mut compared = 0;
+    for (i, p) in sample("tom-9d").iter().chain(sample("9x9").iter()).take(8).enumerate() {
+        let r = game(p);
+        let attention = if i % 2 == 0 { Attention::Full } else { Attention::FOCUS };
+        let opts = RecordOptions {
+            attention,
+            layers: if attention == Attention::Full { 1 } else { 3 },
+        };
+        let g = classify_game(st.clone(), &r.positions, &last_moves(&r), opts, None).unwrap();
+        let last = r.moves.len() as u32;
+        for t in [last / 4, last / 2, last] {
+            let snap = Snapshot::at(g.timeline(), t, false);
+            for (k, l) in snap.hierarchy.levels.iter().enumerate() {
+                let lv = g.timeline().level(k as u32);
+                let living = l
+                    .elements
+                    .iter()
+                    .zip(&snap.ids[k])
+                    .filter(|(_, e)| lv.element(**e).present_at(t))
+                    .map(|(el, _)| el);
+                let by_value = LevelStruct::from_elements(st, k as u32 + 1, living);
+                assert_eq!(l.above.len(), by_value.len(), "{} at {t}, level {k}", p.display());
+                for x in 0..by_value.len() as u32 {
+                    assert_eq!(l.above.node_kind(x), by_value.node_kind(x));
+                }
+                assert_eq!(l.above.links(), by_value.links(), "{} at {t}, level {k}", p.display());
+                compared += l.above.links().len();
+            }
+        }
+    }
+    assert!(compared > 1000, "{compared} links compared");
+}

@@ -71,7 +71,7 @@ impl LevelStruct {
                 }
             }
         }
-        let mut cels: Vec<Cel> = by_app
+        let cels: Vec<Cel> = by_app
             .into_iter()
             .filter(|(_, m)| m.len() >= 2)
             .map(|(a, m)| Cel {
@@ -79,12 +79,30 @@ impl LevelStruct {
                 members: m,
             })
             .collect();
+        s.insert_cels(cels);
+        s
+    }
+
+    /// The level-n struct with nodes of the given kinds (classes), in order, and the CELs
+    /// `cels` (members ascending, at least two): the same struct as [`LevelStruct::from_elements`]
+    /// when the CELs are the applications the elements share.
+    pub fn from_parts(level: u32, classes: usize, kinds: impl IntoIterator<Item = u32>, cels: Vec<Cel>) -> Self {
+        let mut s = LevelStruct::new(level, classes);
+        for k in kinds {
+            s.add_node(k).expect("adding a node to a level-n struct cannot fail");
+        }
+        s.insert_cels(cels);
+        s
+    }
+
+    /// Inserts `cels` in order, each once (the same members sharing several applications of the
+    /// same constraint make one CEL).
+    fn insert_cels(&mut self, mut cels: Vec<Cel>) {
         cels.sort();
         cels.dedup();
         for c in cels {
-            s.insert_link(c);
+            self.insert_link(c);
         }
-        s
     }
 
     /// The sub-structure induced by the nodes `keep` (ascending): node k of the result is `keep[k]`;

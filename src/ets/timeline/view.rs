@@ -10,8 +10,8 @@ use smallvec::SmallVec;
 use super::{RECORDED, Timeline};
 use crate::ets::element::{Application, Element};
 use crate::ets::hierarchy::{Hierarchy, LevelResult};
-use crate::ets::ids::{ElementId, NodeId};
-use crate::ets::level::LevelStruct;
+use crate::ets::ids::{ElementId, MatchId, NodeId};
+use crate::ets::level::{Cel, LevelStruct};
 
 /// A [`Hierarchy`] at one step, with the timeline id of each element it lists.
 #[derive(Debug, Clone)]
@@ -49,11 +49,19 @@ impl Snapshot {
                 })
                 .collect();
             let present_node = |x: NodeId| k == 0 || lv.host().present(x, t);
+            // Each node once per element: a mark per node (level 0: the struct's primitives;
+            // level n: the elements listed below), the element's number the mark.
+            let mut seen: Vec<u32> = vec![u32::MAX; if k == 0 { tl.strukt().len() } else { index_below.len() }];
             let mut elements = Vec::with_capacity(listed.len());
+            // Per listed element, the matches of the applications it keeps (for the level above's
+            // links): `mids[spans[i].0..spans[i].1]`.
+            let mut mids: Vec<MatchId> = Vec::new();
+            let mut spans: Vec<(usize, usize)> = Vec::with_capacity(listed.len());
             for &e in &listed {
+                let from = mids.len();
                 let el = lv.element(e);
-                let mut applications: Vec<Application> = Vec::new();
-                let mut nodes: Vec<NodeId> = Vec::new();
+                let mut applications: Vec<Application> = Vec::with_capacity(el.applications().len());
+                let mut nodes: Vec<NodeId> = Vec::with_capacity(el.nodes().len());
                 for (i, (m, step)) in el.applications_with_steps().enumerate() {
                     if step > t {
                         break;
@@ -75,17 +83,25 @@ impl Snapshot {
                     if mapped.contains(&NodeId::MAX) {
                         continue;
                     }
-                    nodes.extend(mapped.iter().copied());
+                    let mark = elements.len() as u32;
+                    for &x in &mapped {
+                        let s = &mut seen[x as usize];
+                        if *s != mark {
+                            *s = mark;
+                            nodes.push(x);
+                        }
+                    }
                     let _ = el.sets()[i] == RECORDED;
+                    mids.push(m);
                     applications.push(Application {
                         constraint: lv.constraint(m),
                         nodes: mapped,
                     });
                 }
                 nodes.sort_unstable();
-                nodes.dedup();
                 if applications.len() > 1 {
-                    applications[1..].sort();
+                    // Equal applications are equal values: an unstable sort gives the same list.
+                    applications[1..].sort_unstable();
                 }
                 elements.push(Element {
                     class: el.class(),
@@ -93,6 +109,7 @@ impl Snapshot {
                     applications,
                     complete: el.completed().is_some_and(|c| c <= t),
                 });
+                spans.push((from, mids.len()));
             }
             // In a stable order: by class (declaration order), then nodes, then applications.
             let mut order: Vec<usize> = (0..listed.len()).collect();
@@ -100,16 +117,53 @@ impl Snapshot {
                 let (x, y) = (&elements[a], &elements[b]);
                 (x.class, &x.nodes, &x.applications).cmp(&(y.class, &y.nodes, &y.applications))
             });
+            let spans: Vec<(usize, usize)> = order.iter().map(|&i| spans[i]).collect();
             let listed: Vec<ElementId> = order.iter().map(|&i| listed[i]).collect();
             let mut slots: Vec<Option<Element>> = elements.into_iter().map(Some).collect();
             let elements: Vec<Element> = order.iter().map(|&i| slots[i].take().expect("once")).collect();
-            // The level-n+1 struct over the elements present at t.
-            let living = listed
-                .iter()
-                .zip(&elements)
-                .filter(|(e, _)| lv.element(**e).present_at(t))
-                .map(|(_, el)| el);
-            let above = LevelStruct::from_elements(setting, k as u32 + 1, living);
+            // The level-n+1 struct over the elements present at t: a CEL per application two or
+            // more of them share. Each application is one match of the level's store (a match is
+            // stored once per constraint and nodes, and level-n nodes map one to one onto the
+            // elements below), so they are grouped by match id through a table per match,
+            // instead of hashing every application (what `LevelStruct::from_elements` does for
+            // elements that come without their matches).
+            let living: Vec<usize> = (0..listed.len())
+                .filter(|&i| lv.element(listed[i]).present_at(t))
+                .collect();
+            let above = {
+                let mut first = vec![NodeId::MAX; lv.match_count()];
+                let mut group = vec![u32::MAX; lv.match_count()];
+                let mut cels: Vec<Cel> = Vec::new();
+                for (j, &i) in living.iter().enumerate() {
+                    let j = j as NodeId;
+                    for &m in &mids[spans[i].0..spans[i].1] {
+                        let f = &mut first[m as usize];
+                        if *f == NodeId::MAX {
+                            *f = j;
+                        } else if *f != j {
+                            let g = &mut group[m as usize];
+                            if *g == u32::MAX {
+                                *g = cels.len() as u32;
+                                cels.push(Cel {
+                                    constraint: lv.constraint(m),
+                                    members: vec![*f, j],
+                                });
+                            } else {
+                                let members = &mut cels[*g as usize].members;
+                                if members.last() != Some(&j) {
+                                    members.push(j);
+                                }
+                            }
+                        }
+                    }
+                }
+                LevelStruct::from_parts(
+                    k as u32 + 1,
+                    setting.classes().len(),
+                    living.iter().map(|&i| elements[i].class.0),
+                    cels,
+                )
+            };
             index_below = listed.iter().enumerate().map(|(i, &e)| (e, i as NodeId)).collect();
             levels.push(LevelResult {
                 level: k as u32,
