@@ -82,6 +82,47 @@ fn two_ets_settings_play_score_store_and_resume() {
 }
 
 #[test]
+fn games_between_the_same_engines_and_colours_differ() {
+    // Two deterministic players meeting with the same colours would replay one game; the arena
+    // gives each game's engines their own seed (`set_random_seed`), so the games are samples.
+    let dir = tmp("seeds");
+    let e = "x=ets gtp --playouts 120";
+    let f = "y=ets gtp --playouts 120 --no-classes";
+    let out = arena(
+        &dir,
+        &[
+            "--engine",
+            e,
+            "--engine",
+            f,
+            "--games",
+            "4",
+            "--size",
+            "7",
+            "--komi",
+            "7.5",
+            "--name",
+            "s",
+            "--parallel",
+            "2",
+        ],
+    );
+    assert!(out.contains("4 game(s) played now"), "{out}");
+    let moves = |k: usize| {
+        let t = std::fs::read_to_string(dir.join("arena-s").join(format!("game-{k:04}.sgf"))).unwrap();
+        t.lines()
+            .filter(|l| l.starts_with(";B[") || l.starts_with(";W["))
+            .collect::<Vec<_>>()
+            .join("")
+    };
+    // Games 0 and 2 have x as Black, 1 and 3 have y.
+    assert_ne!(moves(0), moves(2), "the same game twice");
+    assert_ne!(moves(1), moves(3), "the same game twice");
+    assert_eq!(ets::player::arena::game_seed(2, 1), 6);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn a_crashing_engine_loses() {
     let dir = tmp("crash");
     let out = arena(

@@ -71,6 +71,10 @@ fn administrative_commands_and_framing() {
     ] {
         assert!(COMMANDS.contains(&c), "the issue's command {c} is missing");
     }
+    // GNU Go's seed commands.
+    ok(&mut g, "set_random_seed 42");
+    assert_eq!(ok(&mut g, "get_random_seed"), "42");
+    assert_eq!(err(&mut g, "set_random_seed x"), "syntax error");
     assert_eq!(ok(&mut g, "quit"), "");
     assert!(g.quitting());
 }

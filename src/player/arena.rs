@@ -547,6 +547,11 @@ pub fn play_game(cfg: &ArenaConfig, game: usize, black: usize, white: usize) -> 
     r
 }
 
+/// The random seed given to the engine playing side `k` (0 Black, 1 White) in game `game`.
+pub fn game_seed(game: usize, k: usize) -> u64 {
+    1 + 2 * game as u64 + k as u64
+}
+
 /// Plays one game's moves and scores it; the engines started are left in `engines` (black's
 /// first), running.
 fn play_moves(cfg: &ArenaConfig, game: usize, black: usize, white: usize, engines: &mut Vec<Engine>) -> GameResult {
@@ -617,6 +622,15 @@ fn play_moves(cfg: &ArenaConfig, game: usize, black: usize, white: usize, engine
         ];
         if let Some(t) = cfg.time_per_move {
             cmds.push(format!("time_settings 0 {} 1", t.ceil() as u64));
+        }
+        // A seed of its own for each game and side, for engines that take one (GNU Go's
+        // `set_random_seed`; `ets gtp` knows it too): deterministic engines would otherwise play
+        // the same game whenever they meet with the same colours. Fixed by the game's number, so
+        // that a resumed arena plays what it would have played.
+        if e.send("known_command set_random_seed", setup_timeout)
+            .is_ok_and(|a| a.trim() == "true")
+        {
+            cmds.push(format!("set_random_seed {}", game_seed(game, k)));
         }
         for c in cmds {
             if let Err(err) = e.send(&c, setup_timeout) {

@@ -54,6 +54,8 @@ pub const COMMANDS: &[&str] = &[
     "ets-pv",
     "ets-settings",
     "ets-learn",
+    "set_random_seed",
+    "get_random_seed",
 ];
 
 /// The analyze commands GoGui shows (`type/label/command`).
@@ -244,6 +246,14 @@ impl Gtp {
                 }
                 Ok(out)
             }
+            // GNU Go's seed commands: an arena gives each game its own seed, so that a deterministic
+            // search does not play the same game again and again.
+            "set_random_seed" => {
+                let s: u64 = a.first().and_then(|s| s.parse().ok()).ok_or("syntax error")?;
+                p.cfg.search.seed = s;
+                Ok(String::new())
+            }
+            "get_random_seed" => Ok(p.cfg.search.seed.to_string()),
             "undo" => {
                 if p.game.undo() {
                     Ok(String::new())
