@@ -582,3 +582,51 @@ fn a_snapshots_overlap_structs_are_those_its_elements_make() {
     }
     assert!(compared > 1000, "{compared} links compared");
 }
+
+#[test]
+fn a_snapshot_without_level0_applications_lists_the_same_elements_in_the_same_order() {
+    // `Snapshot::names_at` (one position's JSON) skips building level 0's applications and orders
+    // level-0 elements by class and nodes, telling ties apart by applications built for them
+    // alone. Same ids in the same order, same elements but for level 0's applications, same
+    // overlap structs as `Snapshot::at`, at early, middle and last positions, forming or not.
+    use ets::ets::timeline::view::Snapshot;
+    let st = setting();
+    let mut compared = 0;
+    for (i, p) in sample("tom-9d").iter().chain(sample("9x9").iter()).take(6).enumerate() {
+        let r = game(p);
+        let attention = if i % 2 == 0 { Attention::Full } else { Attention::FOCUS };
+        let opts = RecordOptions {
+            attention,
+            layers: if attention == Attention::Full { 1 } else { 3 },
+        };
+        let g = classify_game(st.clone(), &r.positions, &last_moves(&r), opts, None).unwrap();
+        let last = r.moves.len() as u32;
+        for t in [1, last / 3, last] {
+            for forming in [false, true] {
+                let full = Snapshot::at(g.timeline(), t, forming);
+                let light = Snapshot::names_at(g.timeline(), t, forming);
+                assert_eq!(full.ids, light.ids, "{} at {t}", p.display());
+                for (a, b) in full.hierarchy.levels.iter().zip(&light.hierarchy.levels) {
+                    assert_eq!(a.elements.len(), b.elements.len());
+                    for (x, y) in a.elements.iter().zip(&b.elements) {
+                        assert_eq!((x.class, &x.nodes, x.complete), (y.class, &y.nodes, y.complete));
+                        if a.level == 0 {
+                            assert!(y.applications.is_empty());
+                        } else {
+                            assert_eq!(x.applications, y.applications);
+                        }
+                    }
+                    assert_eq!(
+                        a.above.links(),
+                        b.above.links(),
+                        "{} at {t}, level {}",
+                        p.display(),
+                        a.level
+                    );
+                    compared += a.elements.len();
+                }
+            }
+        }
+    }
+    assert!(compared > 10_000, "{compared} elements compared");
+}

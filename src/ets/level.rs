@@ -98,7 +98,8 @@ impl LevelStruct {
     /// Inserts `cels` in order, each once (the same members sharing several applications of the
     /// same constraint make one CEL).
     fn insert_cels(&mut self, mut cels: Vec<Cel>) {
-        cels.sort();
+        // Equal CELs are equal values: an unstable sort gives the same list.
+        cels.sort_unstable();
         cels.dedup();
         for c in cels {
             self.insert_link(c);

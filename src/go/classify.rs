@@ -269,7 +269,7 @@ impl GoTimeline {
     }
     /// The classification at step `t`: the elements of every level as they stand there.
     pub fn classification_at(&self, t: u32, forming: bool) -> Classification {
-        let (snap, named) = self.named_snapshot(t, forming);
+        let (snap, named) = self.named_snapshot(Snapshot::at(&self.timeline, t, forming), t);
         Classification {
             recording: self.recording(),
             hierarchy: snap.hierarchy,
@@ -278,10 +278,9 @@ impl GoTimeline {
             last: t,
         }
     }
-    /// The elements at position `t` and their names (what [`GoTimeline::classification_at`]
-    /// gives, without a copy of the struct).
-    fn named_snapshot(&self, t: u32, forming: bool) -> (Snapshot, Vec<Vec<Named>>) {
-        let snap = Snapshot::at(&self.timeline, t, forming);
+    /// The elements of `snap` (taken at position `t`) and their names (what
+    /// [`GoTimeline::classification_at`] gives, without a copy of the struct).
+    fn named_snapshot(&self, snap: Snapshot, t: u32) -> (Snapshot, Vec<Vec<Named>>) {
         let named: Vec<Vec<Named>> = snap
             .ids
             .iter()
@@ -446,7 +445,8 @@ impl GoTimeline {
     pub fn position_json(&self, t: u32, all: bool, forming: bool) -> PositionJson {
         let st = self.setting();
         let rows = self.sensor.size().1;
-        let (snap, named) = self.named_snapshot(t, forming);
+        // Names, classes and overlap graphs only: level 0 without its applications.
+        let (snap, named) = self.named_snapshot(Snapshot::names_at(&self.timeline, t, forming), t);
         let mut levels = Vec::new();
         for l in &snap.hierarchy.levels {
             let named = &named[l.level as usize];

@@ -28,6 +28,20 @@ impl Snapshot {
     /// The elements of `tl` at step `t`. Elements still forming (their schedule cannot end where
     /// they stand) are listed only when `forming` is set.
     pub fn at(tl: &Timeline, t: u32, forming: bool) -> Snapshot {
+        Snapshot::build(tl, t, forming, false)
+    }
+
+    /// The same elements in the same order, with the same level structs above them, but the
+    /// elements of level 0 listed without their applications (`applications` empty): what one
+    /// position's element list and overlap graphs need. Level 0 lists every element begun by the
+    /// step with every application it made — most of a whole game's matches — so this saves
+    /// building and sorting them; only elements of one class with the same nodes are told apart
+    /// by their applications, built for those alone.
+    pub fn names_at(tl: &Timeline, t: u32, forming: bool) -> Snapshot {
+        Snapshot::build(tl, t, forming, true)
+    }
+
+    fn build(tl: &Timeline, t: u32, forming: bool, light: bool) -> Snapshot {
         let setting = tl.setting();
         let mut levels: Vec<LevelResult> = Vec::new();
         let mut ids: Vec<Vec<ElementId>> = Vec::new();
@@ -57,13 +71,33 @@ impl Snapshot {
             // links): `mids[spans[i].0..spans[i].1]`.
             let mut mids: Vec<MatchId> = Vec::new();
             let mut spans: Vec<(usize, usize)> = Vec::with_capacity(listed.len());
+            // Level 0 of a light snapshot: nodes and matches, no applications.
+            let light = light && k == 0;
             for &e in &listed {
                 let from = mids.len();
                 let el = lv.element(e);
-                let mut applications: Vec<Application> = Vec::with_capacity(el.applications().len());
+                let mut applications: Vec<Application> =
+                    Vec::with_capacity(if light { 0 } else { el.applications().len() });
                 let mut nodes: Vec<NodeId> = Vec::with_capacity(el.nodes().len());
+                if light {
+                    // Level 0: every node is present; the nodes once each and the matches.
+                    let mark = elements.len() as u32;
+                    for (m, step) in el.applications_with_steps() {
+                        if step > t {
+                            break;
+                        }
+                        for &x in lv.match_nodes(m) {
+                            let s = &mut seen[x as usize];
+                            if *s != mark {
+                                *s = mark;
+                                nodes.push(x);
+                            }
+                        }
+                        mids.push(m);
+                    }
+                }
                 for (i, (m, step)) in el.applications_with_steps().enumerate() {
-                    if step > t {
+                    if light || step > t {
                         break;
                     }
                     let ns = lv.match_nodes(m);
@@ -115,7 +149,17 @@ impl Snapshot {
             let mut order: Vec<usize> = (0..listed.len()).collect();
             order.sort_by(|&a, &b| {
                 let (x, y) = (&elements[a], &elements[b]);
-                (x.class, &x.nodes, &x.applications).cmp(&(y.class, &y.nodes, &y.applications))
+                (x.class, &x.nodes, &x.applications)
+                    .cmp(&(y.class, &y.nodes, &y.applications))
+                    .then_with(|| {
+                        if light {
+                            // Only ties of class and nodes reach here (their lists are empty).
+                            let apps = |i: usize| level0_applications(lv, &mids[spans[i].0..spans[i].1]);
+                            apps(a).cmp(&apps(b))
+                        } else {
+                            std::cmp::Ordering::Equal
+                        }
+                    })
             });
             let spans: Vec<(usize, usize)> = order.iter().map(|&i| spans[i]).collect();
             let listed: Vec<ElementId> = order.iter().map(|&i| listed[i]).collect();
@@ -178,4 +222,20 @@ impl Snapshot {
             ids,
         }
     }
+}
+
+/// A level-0 element's applications from the matches it keeps, as [`Snapshot::at`] lists them:
+/// the first (its start) first, the rest ascending.
+fn level0_applications(lv: &crate::ets::timeline::Level, mids: &[MatchId]) -> Vec<Application> {
+    let mut applications: Vec<Application> = mids
+        .iter()
+        .map(|&m| Application {
+            constraint: lv.constraint(m),
+            nodes: SmallVec::from_slice(lv.match_nodes(m)),
+        })
+        .collect();
+    if applications.len() > 1 {
+        applications[1..].sort_unstable();
+    }
+    applications
 }
