@@ -541,6 +541,28 @@ fn the_embedded_alphabet_is_the_recorders() {
     assert_eq!(**setting().alphabet(), *ets::go::record::GoAlphabet::new().alphabet);
 }
 
+/// The first `n` shipped tom-9d and 9x9 games, each classified (levels 0–2) with full and focus
+/// attention in turn: (file, timeline, moves).
+fn classified_samples(n: usize) -> Vec<(PathBuf, ets::go::classify::GoTimeline, u32)> {
+    let st = setting();
+    sample("tom-9d")
+        .into_iter()
+        .chain(sample("9x9"))
+        .take(n)
+        .enumerate()
+        .map(|(i, p)| {
+            let r = game(&p);
+            let attention = if i % 2 == 0 { Attention::Full } else { Attention::FOCUS };
+            let opts = RecordOptions {
+                attention,
+                layers: if attention == Attention::Full { 1 } else { 3 },
+            };
+            let g = classify_game(st.clone(), &r.positions, &last_moves(&r), opts, None).unwrap();
+            (p, g, r.moves.len() as u32)
+        })
+        .collect()
+}
+
 #[test]
 fn a_snapshots_overlap_structs_are_those_its_elements_make() {
     // `Snapshot::at` builds each level's overlap struct by grouping the applications its elements
@@ -551,15 +573,7 @@ fn a_snapshots_overlap_structs_are_those_its_elements_make() {
     use ets::ets::timeline::view::Snapshot;
     let st = setting();
     let mut compared = 0;
-    for (i, p) in sample("tom-9d").iter().chain(sample("9x9").iter()).take(8).enumerate() {
-        let r = game(p);
-        let attention = if i % 2 == 0 { Attention::Full } else { Attention::FOCUS };
-        let opts = RecordOptions {
-            attention,
-            layers: if attention == Attention::Full { 1 } else { 3 },
-        };
-        let g = classify_game(st.clone(), &r.positions, &last_moves(&r), opts, None).unwrap();
-        let last = r.moves.len() as u32;
+    for (p, g, last) in classified_samples(8) {
         for t in [last / 4, last / 2, last] {
             let snap = Snapshot::at(g.timeline(), t, false);
             for (k, l) in snap.hierarchy.levels.iter().enumerate() {
@@ -590,17 +604,8 @@ fn a_snapshot_without_level0_applications_lists_the_same_elements_in_the_same_or
     // alone. Same ids in the same order, same elements but for level 0's applications, same
     // overlap structs as `Snapshot::at`, at early, middle and last positions, forming or not.
     use ets::ets::timeline::view::Snapshot;
-    let st = setting();
     let mut compared = 0;
-    for (i, p) in sample("tom-9d").iter().chain(sample("9x9").iter()).take(6).enumerate() {
-        let r = game(p);
-        let attention = if i % 2 == 0 { Attention::Full } else { Attention::FOCUS };
-        let opts = RecordOptions {
-            attention,
-            layers: if attention == Attention::Full { 1 } else { 3 },
-        };
-        let g = classify_game(st.clone(), &r.positions, &last_moves(&r), opts, None).unwrap();
-        let last = r.moves.len() as u32;
+    for (p, g, last) in classified_samples(6) {
         for t in [1, last / 3, last] {
             for forming in [false, true] {
                 let full = Snapshot::at(g.timeline(), t, forming);

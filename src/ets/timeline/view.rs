@@ -95,42 +95,43 @@ impl Snapshot {
                         }
                         mids.push(m);
                     }
-                }
-                for (i, (m, step)) in el.applications_with_steps().enumerate() {
-                    if light || step > t {
-                        break;
-                    }
-                    let ns = lv.match_nodes(m);
-                    if !ns.iter().all(|&x| present_node(x)) {
-                        continue;
-                    }
-                    let mapped: SmallVec<[NodeId; 6]> = if k == 0 {
-                        SmallVec::from_slice(ns)
-                    } else {
-                        ns.iter()
-                            .map(|&x| {
-                                let b = lv.host().below(x);
-                                index_below.get(&b).copied().unwrap_or(NodeId::MAX)
-                            })
-                            .collect()
-                    };
-                    if mapped.contains(&NodeId::MAX) {
-                        continue;
-                    }
-                    let mark = elements.len() as u32;
-                    for &x in &mapped {
-                        let s = &mut seen[x as usize];
-                        if *s != mark {
-                            *s = mark;
-                            nodes.push(x);
+                } else {
+                    for (i, (m, step)) in el.applications_with_steps().enumerate() {
+                        if step > t {
+                            break;
                         }
+                        let ns = lv.match_nodes(m);
+                        if !ns.iter().all(|&x| present_node(x)) {
+                            continue;
+                        }
+                        let mapped: SmallVec<[NodeId; 6]> = if k == 0 {
+                            SmallVec::from_slice(ns)
+                        } else {
+                            ns.iter()
+                                .map(|&x| {
+                                    let b = lv.host().below(x);
+                                    index_below.get(&b).copied().unwrap_or(NodeId::MAX)
+                                })
+                                .collect()
+                        };
+                        if mapped.contains(&NodeId::MAX) {
+                            continue;
+                        }
+                        let mark = elements.len() as u32;
+                        for &x in &mapped {
+                            let s = &mut seen[x as usize];
+                            if *s != mark {
+                                *s = mark;
+                                nodes.push(x);
+                            }
+                        }
+                        let _ = el.sets()[i] == RECORDED;
+                        mids.push(m);
+                        applications.push(Application {
+                            constraint: lv.constraint(m),
+                            nodes: mapped,
+                        });
                     }
-                    let _ = el.sets()[i] == RECORDED;
-                    mids.push(m);
-                    applications.push(Application {
-                        constraint: lv.constraint(m),
-                        nodes: mapped,
-                    });
                 }
                 nodes.sort_unstable();
                 if applications.len() > 1 {
