@@ -26,6 +26,21 @@ pub enum AlphabetError {
     /// A site names a primal class id that does not exist.
     #[error("unknown primal class id {0}")]
     UnknownPrimalClassId(u32),
+    /// An alphabet holds at most this many primitives.
+    #[error("an alphabet holds at most {0} primitives")]
+    TooManyPrimitives(usize),
+    /// One side of a primitive has more sites than a struct can store.
+    #[error("primitive `{primitive}` has {count} {side} sites; at most {max} are allowed")]
+    TooManySites {
+        /// The primitive.
+        primitive: String,
+        /// `initial` or `terminal`.
+        side: &'static str,
+        /// How many it has.
+        count: usize,
+        /// The limit.
+        max: usize,
+    },
 }
 
 /// Errors raised by struct edits and assembly (§3.3.2).

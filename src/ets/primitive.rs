@@ -62,6 +62,13 @@ impl AbstractPrimitive {
     }
 }
 
+/// The most abstract primitives an alphabet holds (a struct stores each primitive's kind in two
+/// bytes).
+pub const MAX_PRIMITIVES: usize = 1 << 16;
+/// The most initial (and the most terminal) sites a primitive has (a struct stores a process's
+/// site in one byte).
+pub const MAX_SITES: usize = 256;
+
 /// The primal classes and abstract primitives of one domain.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "AlphabetRepr", into = "AlphabetRepr")]
@@ -156,6 +163,19 @@ impl Alphabet {
         if self.primitive_by_name.contains_key(name) {
             return Err(AlphabetError::DuplicatePrimitive(name.to_string()));
         }
+        if self.primitives.len() >= MAX_PRIMITIVES {
+            return Err(AlphabetError::TooManyPrimitives(MAX_PRIMITIVES));
+        }
+        for (side, sites) in [("initial", initials), ("terminal", terminals)] {
+            if sites.len() > MAX_SITES {
+                return Err(AlphabetError::TooManySites {
+                    primitive: name.to_string(),
+                    side,
+                    count: sites.len(),
+                    max: MAX_SITES,
+                });
+            }
+        }
         for sites in [initials, terminals] {
             for (i, (n, c)) in sites.iter().enumerate() {
                 if c.0 as usize >= self.primal.len() {
@@ -243,4 +263,21 @@ pub struct ConcretePrimitive {
     pub kind: PrimitiveKind,
     /// Its identity.
     pub id: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_alphabet_refuses_more_sites_than_a_struct_stores() {
+        let mut a = Alphabet::new();
+        let c = a.add_primal_class("c").unwrap();
+        let names: Vec<String> = (0..=MAX_SITES).map(|i| format!("s{i}")).collect();
+        let many: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
+        assert!(a.add_uniform_primitive("widest", c, &many[..MAX_SITES], &[]).is_ok());
+        let err = a.add_uniform_primitive("too_wide", c, &[], &many).unwrap_err();
+        assert!(matches!(err, AlphabetError::TooManySites { side: "terminal", count, .. } if count == MAX_SITES + 1));
+        assert!(a.kind("too_wide").is_none());
+    }
 }

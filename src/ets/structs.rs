@@ -19,9 +19,10 @@
 
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::error::StructError;
+use super::growth::grow;
 use super::primitive::{Alphabet, ConcretePrimitive, PrimalClassId, PrimitiveKind};
 
 pub use super::ids::NodeId;
@@ -66,16 +67,18 @@ pub struct Struct {
     /// Whether every site of every abstract primitive is of one primal class (then any terminal
     /// site may meet any initial site, and `connect` need not compare classes).
     one_class: bool,
-    /// Abstract primitive of each node.
-    kinds: Vec<PrimitiveKind>,
+    /// Abstract primitive of each node (an alphabet has at most 65,536 primitives).
+    kinds: Vec<u16>,
     /// First slot of each node, and one past the last slot at the end.
     first_slot: Vec<u32>,
     /// Per slot: the partner node, or `FREE`.
     slot_node: Vec<NodeId>,
-    /// Per slot: the partner's site.
-    slot_site: Vec<u16>,
+    /// Per slot: the partner's site (a side of a primitive has at most 256 sites).
+    slot_site: Vec<u8>,
     processes: usize,
     /// Topological rank of each node: a permutation of `0..len`, every process goes up in rank.
+    /// Empty while node order itself is such a permutation (every process so far joins an earlier
+    /// node to a later one, as a struct recorded in time order does): the rank of `n` is then `n`.
     rank: Vec<u32>,
     /// Node → id, once an id differs from its node index; empty while ids are dense.
     ids: Vec<u64>,
@@ -83,7 +86,9 @@ pub struct Struct {
     by_id: FxHashMap<u64, NodeId>,
     /// Whether every primitive's id equals its node index (then `ids` and `by_id` are not needed).
     dense: bool,
-    by_kind: Vec<Vec<NodeId>>,
+    /// Per abstract primitive, its nodes in insertion order: built when first asked for
+    /// ([`Struct::nodes_of`]) and kept up to date from then on (an anchored search never asks).
+    by_kind: OnceLock<Vec<Vec<NodeId>>>,
     next_id: u64,
 }
 
@@ -105,6 +110,7 @@ impl Struct {
     /// An empty struct with room for `primitives` primitives and `processes` processes.
     pub fn with_capacity(alphabet: Arc<Alphabet>, primitives: usize, processes: usize) -> Self {
         let kinds = alphabet.len();
+        debug_assert!(kinds <= 1 << 16, "an alphabet holds at most 65,536 primitives");
         let shape = (0..kinds as u32)
             .map(|k| {
                 let p = alphabet.primitive(PrimitiveKind(k));
@@ -131,11 +137,11 @@ impl Struct {
             slot_node: Vec::with_capacity(processes * 2),
             slot_site: Vec::with_capacity(processes * 2),
             processes: 0,
-            rank: Vec::with_capacity(primitives),
+            rank: Vec::new(),
             ids: Vec::new(),
             by_id: FxHashMap::default(),
             dense: true,
-            by_kind: vec![Vec::new(); kinds],
+            by_kind: OnceLock::new(),
             next_id: 0,
         }
     }
@@ -189,9 +195,16 @@ impl Struct {
             return Err(StructError::UnknownNode(NodeId::MAX));
         }
         let n = self.len() as NodeId;
-        self.kinds.push(kind);
         let slots = (ni + nt) as usize;
         let end = self.slot_node.len() + slots;
+        if end > u32::MAX as usize {
+            return Err(StructError::UnknownNode(NodeId::MAX));
+        }
+        grow(&mut self.kinds, 1);
+        grow(&mut self.first_slot, 1);
+        grow(&mut self.slot_node, slots);
+        grow(&mut self.slot_site, slots);
+        self.kinds.push(kind.0 as u16);
         if slots <= 8 {
             // Copies of a short constant: cheaper than a fill loop for the usual few sites.
             self.slot_node.extend_from_slice(&[FREE; 8][..slots]);
@@ -201,8 +214,12 @@ impl Struct {
             self.slot_site.resize(end, 0);
         }
         self.first_slot.push(end as u32);
-        self.rank.push(n);
-        self.by_kind[kind.0 as usize].push(n);
+        if !self.rank.is_empty() {
+            self.rank.push(n);
+        }
+        if let Some(by_kind) = self.by_kind.get_mut() {
+            by_kind[kind.0 as usize].push(n);
+        }
         Ok(n)
     }
 
@@ -241,14 +258,14 @@ impl Struct {
     /// The slot of initial site `site` of `n`, if the site exists.
     #[inline]
     fn initial_slot(&self, n: NodeId, site: usize) -> Option<usize> {
-        let (ni, _) = self.shape[self.kinds[n as usize].0 as usize];
+        let (ni, _) = self.shape[self.kinds[n as usize] as usize];
         (site < ni as usize).then(|| self.first_slot[n as usize] as usize + site)
     }
 
     /// The slot of terminal site `site` of `n`, if the site exists.
     #[inline]
     fn terminal_slot(&self, n: NodeId, site: usize) -> Option<usize> {
-        let (ni, nt) = self.shape[self.kinds[n as usize].0 as usize];
+        let (ni, nt) = self.shape[self.kinds[n as usize] as usize];
         (site < nt as usize).then(|| self.first_slot[n as usize] as usize + ni as usize + site)
     }
 
@@ -257,14 +274,14 @@ impl Struct {
     /// # Panics
     /// If `n` is not a node of this struct (node indices come from this struct's own methods).
     pub fn primitive(&self, n: NodeId) -> ConcretePrimitive {
-        let kind = self.kinds[n as usize];
+        let kind = PrimitiveKind(self.kinds[n as usize] as u32);
         let id = if self.dense { n as u64 } else { self.ids[n as usize] };
         ConcretePrimitive { kind, id }
     }
     /// The abstract primitive kind of node `n`.
     #[inline]
     pub fn kind_of(&self, n: NodeId) -> PrimitiveKind {
-        self.kinds[n as usize]
+        PrimitiveKind(self.kinds[n as usize] as u32)
     }
     /// The node holding the primitive with identity `id`.
     pub fn node_of_id(&self, id: u64) -> Option<NodeId> {
@@ -276,7 +293,20 @@ impl Struct {
     }
     /// The nodes of one abstract primitive, in insertion order.
     pub fn nodes_of(&self, kind: PrimitiveKind) -> &[NodeId] {
-        self.by_kind.get(kind.0 as usize).map(|v| v.as_slice()).unwrap_or(&[])
+        let by_kind = self.by_kind.get_or_init(|| {
+            let mut v = vec![Vec::new(); self.shape.len()];
+            for (n, &k) in self.kinds.iter().enumerate() {
+                v[k as usize].push(n as NodeId);
+            }
+            v
+        });
+        by_kind.get(kind.0 as usize).map(|v| v.as_slice()).unwrap_or(&[])
+    }
+
+    /// The topological rank of node `n` (see the field `rank`).
+    #[inline]
+    fn rank_of(&self, n: NodeId) -> u32 {
+        if self.rank.is_empty() { n } else { self.rank[n as usize] }
     }
     /// All node indices.
     pub fn nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
@@ -290,12 +320,12 @@ impl Struct {
         // The common case (a later primitive fed by an earlier one, both sites free and of one
         // class) in a few lookups; anything else takes the checked path below.
         if let Some((a, b)) = self.free_pair(from, from_site, to, to_site)
-            && self.rank[from as usize] < self.rank[to as usize]
+            && self.rank_of(from) < self.rank_of(to)
         {
             self.slot_node[a] = to;
-            self.slot_site[a] = to_site as u16;
+            self.slot_site[a] = to_site as u8;
             self.slot_node[b] = from;
-            self.slot_site[b] = from_site as u16;
+            self.slot_site[b] = from_site as u8;
             self.processes += 1;
             return Ok(());
         }
@@ -320,18 +350,23 @@ impl Struct {
         let a = self.terminal_slot(from, from_site).expect("checked");
         let b = self.initial_slot(to, to_site).expect("checked");
         self.slot_node[a] = to;
-        self.slot_site[a] = to_site as u16;
+        self.slot_site[a] = to_site as u8;
         self.slot_node[b] = from;
-        self.slot_site[b] = from_site as u16;
+        self.slot_site[b] = from_site as u8;
         self.processes += 1;
         Ok(())
     }
 
     /// Pearce–Kelly: before adding `a → b`, make rank(a) < rank(b) or report a cycle.
     fn reorder(&mut self, a: NodeId, b: NodeId) -> Result<(), ()> {
-        let (ra, rb) = (self.rank[a as usize], self.rank[b as usize]);
+        let (ra, rb) = (self.rank_of(a), self.rank_of(b));
         if ra < rb {
             return Ok(());
+        }
+        if self.rank.is_empty() {
+            // Node order stops being a topological order here (or a cycle is refused below):
+            // the ranks are kept from now on.
+            self.rank = (0..self.len() as u32).collect();
         }
         // Forward from b among ranks ≤ ra; reaching a is a cycle.
         let mut fwd = vec![b];
@@ -435,8 +470,8 @@ impl Struct {
         if from == to {
             return None;
         }
-        let kf = self.kinds.get(from as usize)?.0 as usize;
-        let kt = self.kinds.get(to as usize)?.0 as usize;
+        let kf = (*self.kinds.get(from as usize)?) as usize;
+        let kt = (*self.kinds.get(to as usize)?) as usize;
         let (nif, ntf) = self.shape[kf];
         let (nit, _) = self.shape[kt];
         if from_site >= ntf as usize || to_site >= nit as usize {
@@ -469,7 +504,7 @@ impl Struct {
     /// storage's invariants ([`Struct::follow_unchecked`]).
     #[inline(always)]
     fn follow(&self, n: NodeId, site: usize, terminal: bool) -> Option<(NodeId, usize)> {
-        let kind = self.kinds.get(n as usize)?.0 as usize;
+        let kind = (*self.kinds.get(n as usize)?) as usize;
         // SAFETY: `n` is a node (its kind was just read) and `kind` is its kind.
         unsafe { self.follow_unchecked(n as usize, kind, site, terminal) }
     }
@@ -480,7 +515,7 @@ impl Struct {
     /// 2026-11-23; a noisy machine, but above its noise).
     ///
     /// # Safety
-    /// `n < self.kinds.len()` and `kind == self.kinds[n].0`. Then, by the storage's invariants:
+    /// `n < self.kinds.len()` and `kind == self.kinds[n]`. Then, by the storage's invariants:
     /// `kind < self.shape.len()` (a node's kind is checked against the alphabet when the node is
     /// added, the only way `kinds` grows); `first_slot` has one entry per node and one more; and
     /// the node's slots `first_slot[n] .. first_slot[n] + ni + nt` were all pushed onto
@@ -511,7 +546,7 @@ impl Struct {
     /// (`Some(None)`: nothing).
     #[inline]
     pub fn predecessor_or_free(&self, n: NodeId, site: usize) -> Option<Option<(NodeId, usize)>> {
-        let (ni, _) = *self.shape.get(self.kinds.get(n as usize)?.0 as usize)?;
+        let (ni, _) = *self.shape.get((*self.kinds.get(n as usize)?) as usize)?;
         (site < ni as usize).then(|| self.predecessor(n, site))
     }
 
@@ -523,7 +558,7 @@ impl Struct {
 
     /// Outgoing processes of `n`, by terminal site.
     pub fn outgoing(&self, n: NodeId) -> impl Iterator<Item = (Process, NodeId)> + '_ {
-        let (ni, nt) = self.shape[self.kinds[n as usize].0 as usize];
+        let (ni, nt) = self.shape[self.kinds[n as usize] as usize];
         let base = self.first_slot[n as usize] as usize + ni as usize;
         (0..nt as usize).filter_map(move |s| {
             let m = self.slot_node[base + s];
@@ -531,7 +566,7 @@ impl Struct {
                 (
                     Process {
                         from_site: s as u16,
-                        to_site: self.slot_site[base + s],
+                        to_site: self.slot_site[base + s] as u16,
                     },
                     m,
                 )
@@ -541,7 +576,7 @@ impl Struct {
 
     /// Incoming processes of `n`, by initial site.
     pub fn incoming(&self, n: NodeId) -> impl Iterator<Item = (NodeId, Process)> + '_ {
-        let (ni, _) = self.shape[self.kinds[n as usize].0 as usize];
+        let (ni, _) = self.shape[self.kinds[n as usize] as usize];
         let base = self.first_slot[n as usize] as usize;
         (0..ni as usize).filter_map(move |s| {
             let m = self.slot_node[base + s];
@@ -549,7 +584,7 @@ impl Struct {
                 (
                     m,
                     Process {
-                        from_site: self.slot_site[base + s],
+                        from_site: self.slot_site[base + s] as u16,
                         to_site: s as u16,
                     },
                 )
@@ -563,8 +598,8 @@ impl Struct {
         if a == b || (a as usize) >= self.len() || (b as usize) >= self.len() {
             return false;
         }
-        let rb = self.rank[b as usize];
-        if self.rank[a as usize] >= rb {
+        let rb = self.rank_of(b);
+        if self.rank_of(a) >= rb {
             return false; // a path a→b needs rank(a) < rank(b)
         }
         // Forward search from a, pruned to ranks below rank(b).
@@ -575,7 +610,7 @@ impl Struct {
                 if m == b {
                     return true;
                 }
-                if self.rank[m as usize] < rb && seen.insert(m) {
+                if self.rank_of(m) < rb && seen.insert(m) {
                     stack.push(m);
                 }
             }
@@ -633,7 +668,7 @@ impl Struct {
     /// How many terminal sites of `n` are open.
     #[inline]
     pub fn open_terminal_count(&self, n: NodeId) -> usize {
-        let (ni, nt) = self.shape[self.kinds[n as usize].0 as usize];
+        let (ni, nt) = self.shape[self.kinds[n as usize] as usize];
         let base = self.first_slot[n as usize] as usize + ni as usize;
         self.slot_node[base..base + nt as usize]
             .iter()
@@ -683,15 +718,17 @@ impl Struct {
             return;
         }
         for n in len..self.len() {
-            let (ni, _) = self.shape[self.kinds[n].0 as usize];
+            let (ni, _) = self.shape[self.kinds[n] as usize];
             let base = self.first_slot[n] as usize;
             self.processes -= self.slot_node[base..base + ni as usize]
                 .iter()
                 .filter(|&&m| m < CLOSED)
                 .count();
-            let k = self.kinds[n].0 as usize;
-            if self.by_kind[k].last() == Some(&(n as NodeId)) {
-                self.by_kind[k].pop();
+            let k = self.kinds[n] as usize;
+            if let Some(by_kind) = self.by_kind.get_mut()
+                && by_kind[k].last() == Some(&(n as NodeId))
+            {
+                by_kind[k].pop();
             }
         }
         let slots = self.first_slot[len] as usize;
@@ -730,7 +767,9 @@ impl Struct {
     /// The nodes in a topological order (each before every primitive it precedes).
     pub fn topological_order(&self) -> Vec<NodeId> {
         let mut v: Vec<NodeId> = self.nodes().collect();
-        v.sort_unstable_by_key(|&n| self.rank[n as usize]);
+        if !self.rank.is_empty() {
+            v.sort_unstable_by_key(|&n| self.rank[n as usize]);
+        }
         v
     }
 
@@ -743,21 +782,26 @@ impl Struct {
         self.rank.shrink_to_fit();
         self.ids.shrink_to_fit();
         self.by_id.shrink_to_fit();
-        for v in &mut self.by_kind {
-            v.shrink_to_fit();
+        if let Some(by_kind) = self.by_kind.get_mut() {
+            for v in by_kind {
+                v.shrink_to_fit();
+            }
         }
     }
 
     /// Heap bytes held by the struct (site slots, kinds, ranks, indices).
     pub fn heap_bytes(&self) -> usize {
-        self.kinds.capacity() * std::mem::size_of::<PrimitiveKind>()
+        self.kinds.capacity() * 2
             + self.first_slot.capacity() * 4
             + self.slot_node.capacity() * 4
-            + self.slot_site.capacity() * 2
+            + self.slot_site.capacity()
             + self.rank.capacity() * 4
             + self.ids.capacity() * 8
             + self.by_id.capacity() * 16
-            + self.by_kind.iter().map(|v| v.capacity() * 4).sum::<usize>()
+            + self
+                .by_kind
+                .get()
+                .map_or(0, |b| b.iter().map(|v| v.capacity() * 4).sum::<usize>())
     }
 }
 
@@ -892,6 +936,49 @@ mod tests {
         assert_eq!(s.successor(b, 0), None);
         assert_eq!(s.outgoing(a).count(), 1);
         assert_eq!(s.incoming(b).count(), 1);
+    }
+
+    #[test]
+    fn ranks_are_stored_only_once_a_process_goes_back_in_node_order() {
+        let al = Arc::new(bank::alphabet());
+        let mut s = Struct::new(al.clone());
+        let (arrive, leave) = (kind(&al, "arrive"), kind(&al, "leave"));
+        // Recorded in time order: node order is the topological order, no rank is stored.
+        let a = s.add_primitive(arrive).unwrap();
+        let l = s.add_primitive(leave).unwrap();
+        s.connect(a, 0, l, 0).unwrap();
+        assert!(s.rank.is_empty());
+        assert_eq!(s.topological_order(), vec![a, l]);
+        // A later node feeding an earlier one: ranks are kept from then on.
+        let l2 = s.add_primitive(leave).unwrap();
+        let a2 = s.add_primitive(arrive).unwrap();
+        s.connect(a2, 0, l2, 0).unwrap();
+        assert_eq!(s.rank.len(), 4);
+        assert!(s.precedes(a2, l2) && !s.precedes(l2, a2));
+        let order = s.topological_order();
+        let at = |n: NodeId| order.iter().position(|&m| m == n).unwrap();
+        assert!(at(a) < at(l) && at(a2) < at(l2));
+        // A node added afterwards takes the next rank.
+        let a3 = s.add_primitive(arrive).unwrap();
+        assert_eq!(s.rank.len(), 5);
+        assert_eq!(s.rank_of(a3), 4);
+    }
+
+    #[test]
+    fn the_kind_index_is_built_when_asked_and_kept_up_to_date() {
+        let al = Arc::new(bank::alphabet());
+        let mut s = Struct::new(al.clone());
+        let (arrive, leave) = (kind(&al, "arrive"), kind(&al, "leave"));
+        let a = s.add_primitive(arrive).unwrap();
+        let l = s.add_primitive(leave).unwrap();
+        assert!(s.by_kind.get().is_none());
+        assert_eq!(s.nodes_of(arrive), &[a]);
+        assert_eq!(s.nodes_of(leave), &[l]);
+        let a2 = s.add_primitive(arrive).unwrap();
+        assert_eq!(s.nodes_of(arrive), &[a, a2]);
+        s.truncate(2);
+        assert_eq!(s.nodes_of(arrive), &[a]);
+        assert_eq!(s.kind_of(l), leave);
     }
 
     #[test]

@@ -326,6 +326,8 @@ pub fn classify_game(
     for (k, b) in positions.iter().enumerate() {
         g.push(b, last_moves.get(k).copied().flatten())?;
     }
+    // The record is classified to its end: what is kept of it holds no spare capacity.
+    g.timeline.shrink_to_fit();
     Ok(g)
 }
 

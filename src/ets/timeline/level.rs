@@ -22,6 +22,7 @@
 //!
 //! Each application records the step it was made at (the formative history of §5.1.1).
 
+use crate::ets::growth::grow;
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
@@ -62,7 +63,7 @@ pub struct Elem {
     pub(crate) end_kind: EndKind,
     pub(crate) apps: Vec<MatchId>,
     /// Indexes in `apps` (increasing) of the applications whose constraint starts some class:
-    /// the only ones a rebirth offers again ([`Level::derive`]).
+    /// the only ones a rebirth offers again ([`Level::derive`]; levels n ≥ 1 only, empty at level 0).
     pub(crate) start_apps: Vec<u32>,
     pub(crate) sets: Vec<u8>,
     /// Runs of applications made at one step: `(step, index of the run's first application)`.
@@ -201,7 +202,8 @@ pub struct Level {
     pub(crate) elems: Vec<Elem>,
     /// Per node: the elements holding it (stillborn ones only during the step they were made in).
     pub(crate) node_holders: Vec<SmallVec<[ElementId; 4]>>,
-    /// Per node: the stillborn elements of earlier steps that held it (only a rebirth reads them).
+    /// Per node: the stillborn elements of earlier steps that held it (only a rebirth reads them,
+    /// so level 0 keeps none).
     pub(crate) node_stillborn: Vec<SmallVec<[ElementId; 2]>>,
     /// The nodes whose `node_stillborn` list grew, in order (undo pops them).
     pub(crate) still_log: Vec<NodeId>,
@@ -300,6 +302,23 @@ impl Level {
     pub fn holders_of_node(&self, x: NodeId) -> &[ElementId] {
         self.node_holders.get(x as usize).map(|v| v.as_slice()).unwrap_or(&[])
     }
+    /// Releases spare capacity: the matches, the elements' lists and the per-node lists.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.store.shrink_to_fit();
+        self.elems.shrink_to_fit();
+        for el in &mut self.elems {
+            el.apps.shrink_to_fit();
+            el.start_apps.shrink_to_fit();
+            el.sets.shrink_to_fit();
+            el.runs.shrink_to_fit();
+            el.nodes.shrink_to_fit();
+        }
+        self.node_holders.shrink_to_fit();
+        self.node_stillborn.shrink_to_fit();
+        self.index.shrink_to_fit();
+        self.above.shrink_to_fit();
+    }
+
     /// Heap bytes held by the level (matches, elements, indices, host).
     pub fn heap_bytes(&self) -> usize {
         let elems: usize = self
@@ -417,6 +436,8 @@ impl Level {
     /// Element `e` becomes a holder of node `x` (journaled when `x` is older than the step).
     fn register_node(&mut self, cx: &mut StepCtx, e: ElementId, x: NodeId) {
         if self.node_holders.len() <= x as usize {
+            let extra = x as usize + 1 - self.node_holders.len();
+            grow(&mut self.node_holders, extra);
             self.node_holders.resize(x as usize + 1, SmallVec::new());
         }
         let old_node = if cx.level0 {
@@ -486,12 +507,16 @@ impl Level {
                 }
             }
             let idx = el.apps.len() as u32;
-            if !self.table.starters[self.store.constraint(m).0 as usize].is_empty() {
+            // Only a rebirth reads these, and rebirths happen at levels n ≥ 1 (`derive`).
+            if self.n > 0 && !self.table.starters[self.store.constraint(m).0 as usize].is_empty() {
                 el.start_apps.push(idx);
             }
+            grow(&mut el.apps, 1);
+            grow(&mut el.sets, 1);
             el.apps.push(m);
             el.sets.push(set);
             if el.runs.last().is_none_or(|r| r.0 != t) {
+                grow(&mut el.runs, 1);
                 el.runs.push((t, idx));
             }
         }
@@ -512,6 +537,7 @@ impl Level {
     fn join(&mut self, cx: &mut StepCtx, e: ElementId, x: NodeId) {
         self.register_node(cx, e, x);
         let el = &mut self.elems[e as usize];
+        grow(&mut el.nodes, 1);
         el.nodes.push(x);
         if cx.level0 {
             if (cx.open)(x) {
@@ -938,6 +964,7 @@ impl Level {
         el.applied_at = cx.t;
         // The matches offered to `e` and not yet taken are offered to the copy too: the copy takes
         // another choice, and what was waiting (a step that ends it, say) may apply to it.
+        grow(&mut self.elems, 1);
         self.elems.push(el);
         self.above.push(NONE);
         self.touched_now.push(f);
@@ -1040,6 +1067,7 @@ impl Level {
         nf.applied_at = cx.t;
         nf.stillborn = false;
         nf.last = cx.t;
+        grow(&mut self.elems, 1);
         self.elems.push(nf);
         self.above.push(NONE);
         self.touched_now.push(f);
@@ -1067,6 +1095,7 @@ impl Level {
             .map(|&(_, t)| t)
             .expect("a start set");
         let e = self.elems.len() as ElementId;
+        grow(&mut self.elems, 1);
         self.elems.push(Elem {
             cls,
             class: cr.class,
@@ -1417,9 +1446,10 @@ impl Level {
         (r, q)
     }
 
-    /// Drops stillborn elements from the delta and puts its lists in order.
-    pub(crate) fn finish_delta(&mut self) {
-        self.purge_stillborn();
+    /// Drops stillborn elements from the delta and puts its lists in order. `journaled`: the
+    /// step is kept for undo.
+    pub(crate) fn finish_delta(&mut self, journaled: bool) {
+        self.purge_stillborn(journaled);
         let elems = &self.elems;
         let keep = |e: &ElementId| !elems[*e as usize].stillborn;
         let d = &mut self.delta;
@@ -1444,9 +1474,10 @@ impl Level {
     ///
     /// Undo stays exact: a stillborn element was made at this step, so its entries in the lists of
     /// older nodes and matches come after the lengths the journal keeps, and removing them leaves
-    /// the prefixes the journal truncates to untouched; `still_log` says which `node_stillborn`
-    /// lists to pop; the element itself is truncated away.
-    fn purge_stillborn(&mut self) {
+    /// the prefixes the journal truncates to untouched; `still_log` (kept only for a journaled
+    /// step) says which `node_stillborn` lists to pop; the element itself is truncated away. Level
+    /// 0 keeps nothing for a rebirth (there is none at level 0).
+    fn purge_stillborn(&mut self, journaled: bool) {
         let mut gone: SmallVec<[ElementId; 16]> = SmallVec::new();
         for &e in &self.touched_now {
             let el = &self.elems[e as usize];
@@ -1463,9 +1494,10 @@ impl Level {
             let el = &mut self.elems[e as usize];
             let apps = std::mem::take(&mut el.apps);
             let nodes = std::mem::take(&mut el.nodes);
-            // Kept for a rebirth: the applications that start a class, in order.
+            // Kept for a rebirth (levels n ≥ 1): the applications that start a class, in order.
             el.apps = el.start_apps.iter().map(|&j| apps[j as usize]).collect();
             el.start_apps = (0..el.apps.len() as u32).collect();
+            let rebirths = self.n > 0;
             el.sets = Vec::new();
             el.runs = Vec::new();
             el.pending = Vec::new();
@@ -1478,11 +1510,18 @@ impl Level {
                 {
                     h.remove(i);
                 }
+                if !rebirths {
+                    continue;
+                }
                 if self.node_stillborn.len() <= x as usize {
+                    let extra = x as usize + 1 - self.node_stillborn.len();
+                    grow(&mut self.node_stillborn, extra);
                     self.node_stillborn.resize(x as usize + 1, SmallVec::new());
                 }
                 self.node_stillborn[x as usize].push(e);
-                self.still_log.push(x);
+                if journaled {
+                    self.still_log.push(x);
+                }
             }
         }
     }

@@ -265,6 +265,15 @@ impl Timeline {
     pub fn levels(&self) -> &[Level] {
         &self.levels
     }
+    /// Releases the spare capacity of the struct and of every level's tables (a timeline that
+    /// will grow no more: a recorded game classified to its end). It may still grow afterwards.
+    pub fn shrink_to_fit(&mut self) {
+        self.strukt.shrink_to_fit();
+        for lv in &mut self.levels {
+            lv.shrink_to_fit();
+        }
+    }
+
     /// Heap bytes held: the struct, and each level's matches, elements and indices.
     pub fn heap_bytes(&self) -> usize {
         self.strukt.heap_bytes()
@@ -500,7 +509,8 @@ impl Timeline {
                 lv.end_element(&mut cx, e, t, EndKind::Closed);
             }
         }
-        lv.finish_delta();
+        let journaled = cx.journal.is_some();
+        lv.finish_delta(journaled);
     }
 
     /// Level `n` ≥ 1 at step `t`: feed it from level n−1, find its new matches, derive.
@@ -842,7 +852,8 @@ fn derive_n(
             }
         }
     }
-    lv.finish_delta();
+    let journaled = cx.journal.is_some();
+    lv.finish_delta(journaled);
 }
 
 /// The elements of `level` (n ≥ 1) in a level-n struct that does not change: its nodes and links

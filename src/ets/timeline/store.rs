@@ -4,6 +4,7 @@
 
 use smallvec::SmallVec;
 
+use crate::ets::growth::grow;
 use crate::ets::ids::{ConstraintId, ElementId, MatchId, NONE, NodeId};
 
 /// A holder word: `NONE`, one element, or `MULTI | index` of a list of several.
@@ -15,7 +16,9 @@ pub(crate) struct MatchStore {
     constraint: Vec<ConstraintId>,
     start: Vec<u32>,
     nodes: Vec<NodeId>,
-    formed: Vec<u32>,
+    /// Per step that formed matches: `(step, its first match)`, in match order (matches are
+    /// stored as they are formed, so the step of a match is that of the run holding it).
+    formed: Vec<(u32, MatchId)>,
     holder: Vec<u32>,
     multi: Vec<SmallVec<[ElementId; 4]>>,
 }
@@ -27,10 +30,16 @@ impl MatchStore {
             self.start.push(0);
         }
         let id = self.constraint.len() as MatchId;
+        grow(&mut self.constraint, 1);
+        grow(&mut self.start, 1);
+        grow(&mut self.holder, 1);
+        grow(&mut self.nodes, nodes.len());
         self.constraint.push(c);
         self.nodes.extend_from_slice(nodes);
         self.start.push(self.nodes.len() as u32);
-        self.formed.push(t);
+        if self.formed.last().is_none_or(|r| r.0 != t) {
+            self.formed.push((t, id));
+        }
         self.holder.push(NONE);
         id
     }
@@ -52,7 +61,8 @@ impl MatchStore {
     /// The step match `m` was formed at.
     #[inline]
     pub fn formed(&self, m: MatchId) -> u32 {
-        self.formed[m as usize]
+        let i = self.formed.partition_point(|r| r.1 <= m);
+        self.formed[i - 1].0
     }
     /// Whether element `e` holds match `m`.
     #[inline]
@@ -97,6 +107,7 @@ impl MatchStore {
             let mut v = SmallVec::new();
             v.push(h);
             v.push(e);
+            grow(&mut self.multi, 1);
             self.multi.push(v);
             self.holder[m as usize] = MULTI | i;
         } else {
@@ -119,7 +130,9 @@ impl MatchStore {
     /// Undo: the store as it was with `matches` matches and `multi` multi-holder lists.
     pub fn truncate(&mut self, matches: usize, multi: usize) {
         self.constraint.truncate(matches);
-        self.formed.truncate(matches);
+        while self.formed.last().is_some_and(|r| r.1 as usize >= matches) {
+            self.formed.pop();
+        }
         self.holder.truncate(matches);
         self.start.truncate(matches + 1);
         let n = self.start.last().copied().unwrap_or(0) as usize;
@@ -137,12 +150,21 @@ impl MatchStore {
             self.multi[(word & !MULTI) as usize].truncate(len as usize);
         }
     }
+    /// Releases spare capacity.
+    pub fn shrink_to_fit(&mut self) {
+        self.constraint.shrink_to_fit();
+        self.start.shrink_to_fit();
+        self.nodes.shrink_to_fit();
+        self.formed.shrink_to_fit();
+        self.holder.shrink_to_fit();
+        self.multi.shrink_to_fit();
+    }
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
         self.constraint.capacity() * 4
             + self.start.capacity() * 4
             + self.nodes.capacity() * 4
-            + self.formed.capacity() * 4
+            + self.formed.capacity() * 8
             + self.holder.capacity() * 4
             + self.multi.capacity() * std::mem::size_of::<SmallVec<[ElementId; 4]>>()
     }
