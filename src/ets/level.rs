@@ -97,10 +97,17 @@ impl LevelStruct {
 
     /// Inserts `cels` in order, each once (the same members sharing several applications of the
     /// same constraint make one CEL).
-    fn insert_cels(&mut self, mut cels: Vec<Cel>) {
-        // Equal CELs are equal values: an unstable sort gives the same list.
+    fn insert_cels(&mut self, cels: Vec<Cel>) {
+        // The same CEL comes again and again (one constraint between the same elements, applied
+        // at step after step): the repeats are dropped first, by hashing, and only the distinct ones are
+        // sorted. Equal CELs are equal values, so the list is the sorted, deduplicated one.
+        let keep: Vec<bool> = {
+            let mut seen: rustc_hash::FxHashSet<&Cel> =
+                rustc_hash::FxHashSet::with_capacity_and_hasher(cels.len() / 4, Default::default());
+            cels.iter().map(|c| seen.insert(c)).collect()
+        };
+        let mut cels: Vec<Cel> = cels.into_iter().zip(keep).filter_map(|(c, k)| k.then_some(c)).collect();
         cels.sort_unstable();
-        cels.dedup();
         for c in cels {
             self.insert_link(c);
         }
