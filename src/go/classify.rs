@@ -212,13 +212,31 @@ impl GoTimeline {
     /// vertex (stones, vertices, plays, removals: a block shows its stones, not its liberties);
     /// above, those of all its members present at `t`.
     pub fn vertices(&self, level: u32, e: ElementId, t: u32) -> Vec<Point> {
+        let mut out = Vec::new();
+        self.vertices_into(level, e, t, &mut out);
+        out
+    }
+    /// [`GoTimeline::vertices`] into `out` (cleared first): what a caller that asks for many
+    /// elements uses, so that it reuses one buffer.
+    pub fn vertices_into(&self, level: u32, e: ElementId, t: u32, out: &mut Vec<Point>) {
+        out.clear();
+        self.collect_vertices(level, e, t, out);
+        if level > 0 {
+            out.sort_unstable();
+            out.dedup();
+        }
+    }
+    /// Appends the vertices of element `e` of `level` at `t` to `out`, unsorted, maybe repeated.
+    fn collect_vertices(&self, level: u32, e: ElementId, t: u32, out: &mut Vec<Point>) {
         if level == 0 {
-            return self.vertices0.get(e as usize).map(|v| v.to_vec()).unwrap_or_default();
+            if let Some(v) = self.vertices0.get(e as usize) {
+                out.extend_from_slice(v);
+            }
+            return;
         }
         let lv = self.timeline.level(level);
         let host = lv.host();
-        let mut out: Vec<Point> = Vec::new();
-        let mut seen: Vec<NodeId> = Vec::new();
+        let mut seen: SmallVec<[NodeId; 32]> = SmallVec::new();
         // The element as it stood at t: the applications it had made by then whose nodes are all
         // present at t (an application whose node ended is its past: a stone attached through a
         // liberty since filled is no longer attached through it).
@@ -226,23 +244,25 @@ impl GoTimeline {
             if step > t {
                 break;
             }
-            if !lv.match_nodes(m).iter().all(|&x| host.present(x, t)) {
+            let nodes = lv.match_nodes(m);
+            if !nodes.iter().all(|&x| host.present(x, t)) {
                 continue;
             }
-            for &x in lv.match_nodes(m) {
+            for &x in nodes {
                 if seen.contains(&x) {
                     continue;
                 }
                 seen.push(x);
-                let below = self.vertices(level - 1, host.below(x), t);
-                if level > 1 || below.len() == 1 {
-                    out.extend(below);
+                let below = host.below(x);
+                if level > 1 {
+                    self.collect_vertices(level - 1, below, t, out);
+                } else if let Some(v) = self.vertices0.get(below as usize)
+                    && v.len() == 1
+                {
+                    out.push(v[0]);
                 }
             }
         }
-        out.sort();
-        out.dedup();
-        out
     }
     /// The elements of `level` present at step `t` (complete ones, and with `forming` those still
     /// in formation), ascending.

@@ -185,34 +185,47 @@ impl GameClasses {
     /// The elements of levels 1 and 2 alive at position `k` (the board after `k` moves), indexed
     /// by vertex.
     pub fn at(&self, k: usize) -> PositionClasses {
+        let (cols, rows) = self.timeline.sensor().size();
         let mut alive = Vec::new();
-        let mut by_point: FxHashMap<Point, SmallVec<[u32; 6]>> = FxHashMap::default();
+        let mut by_point: Vec<SmallVec<[u32; 6]>> = vec![SmallVec::new(); cols as usize * rows as usize];
+        let mut buf: Vec<Point> = Vec::new();
         for level in 1..self.timeline.timeline().levels().len() {
             for e in self.timeline.present(level as u32, k as u32, false) {
-                let vertices = self.timeline.vertices(level as u32, e, k as u32);
+                self.timeline.vertices_into(level as u32, e, k as u32, &mut buf);
                 let named = self.names[level - 1][e as usize];
                 let id = alive.len() as u32;
-                for &v in &vertices {
-                    by_point.entry(v).or_default().push(id);
+                for &v in &buf {
+                    if let Some(h) = by_point.get_mut(v.row as usize * cols as usize + v.col as usize) {
+                        h.push(id);
+                    }
                 }
                 alive.push(Alive {
                     level: level as u32,
                     named,
-                    vertices,
+                    vertices: buf.clone(),
                 });
             }
         }
-        PositionClasses { alive, by_point }
+        PositionClasses { alive, by_point, cols }
     }
 }
 
 /// The elements alive at one position, indexed by vertex.
 pub struct PositionClasses {
     alive: Vec<Alive>,
-    by_point: FxHashMap<Point, SmallVec<[u32; 6]>>,
+    /// Per vertex (`row * cols + col`), the elements holding it.
+    by_point: Vec<SmallVec<[u32; 6]>>,
+    cols: u8,
 }
 
 impl PositionClasses {
+    /// The elements holding vertex `p`.
+    fn holding(&self, p: Point) -> Option<&[u32]> {
+        self.by_point
+            .get(p.row as usize * self.cols as usize + p.col as usize)
+            .map(|v| v.as_slice())
+    }
+
     /// The class feature keys of the mover's move at the empty point `p`.
     pub fn keys(&self, pos: &Position<'_>, an: &Analysis, p: Point) -> ClassKeys {
         let b = pos.board;
@@ -224,7 +237,7 @@ impl PositionClasses {
                 out.push(k);
             }
         };
-        if let Some(es) = self.by_point.get(&p) {
+        if let Some(es) = self.holding(p) {
             for &e in es {
                 emit(FILLS, e, &mut out);
             }
@@ -234,7 +247,7 @@ impl PositionClasses {
         for n in b.neighbours(p) {
             let Cell::Stone(_) = b.get(n) else { continue };
             let libs = an.block_at(n).map_or(u16::MAX, |k| an.liberties(k));
-            for &e in self.by_point.get(&n).map(|v| v.as_slice()).unwrap_or(&[]) {
+            for &e in self.holding(n).unwrap_or(&[]) {
                 match touched.iter_mut().find(|t| t.0 == e) {
                     Some(t) => t.1 = t.1.min(libs),
                     None => touched.push((e, libs)),
