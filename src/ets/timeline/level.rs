@@ -226,6 +226,9 @@ pub struct Level {
     /// offers each match once).
     offered: Vec<u32>,
     offer_gen: u32,
+    /// Scratch of [`Level::catch_up`]: the matches around a joined node (kept between calls, so
+    /// that a catch-up does not allocate).
+    around: Vec<MatchId>,
     /// The elements touched (or begun) at the current step, each once, in the order they were.
     touched_now: Vec<ElementId>,
 }
@@ -250,6 +253,7 @@ impl Level {
             shared: Vec::new(),
             offered: Vec::new(),
             offer_gen: 0,
+            around: Vec::new(),
             touched_now: Vec::new(),
         }
     }
@@ -317,6 +321,7 @@ impl Level {
         self.node_stillborn.shrink_to_fit();
         self.index.shrink_to_fit();
         self.above.shrink_to_fit();
+        self.around = Vec::new();
     }
 
     /// Heap bytes held by the level (matches, elements, indices, host).
@@ -740,7 +745,10 @@ impl Level {
     /// Catches up on the joins queued: matches holding a joined node that were routed before it
     /// joined (or formed at earlier steps) may now apply, and recorded matches may now lie inside.
     fn catch_up(&mut self, cx: &mut StepCtx) {
-        let mut around: Vec<MatchId> = Vec::new();
+        if cx.catch.is_empty() {
+            return;
+        }
+        let mut around = std::mem::take(&mut self.around);
         while let Some((e, x)) = cx.catch.pop() {
             if !self.alive(e) {
                 continue;
@@ -778,6 +786,8 @@ impl Level {
                 }
             }
         }
+        around.clear();
+        self.around = around;
     }
 
     /// Takes the steps that leave the element's state, as the schedule allows (see the module
