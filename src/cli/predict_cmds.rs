@@ -162,7 +162,8 @@ fn eval_predict(a: EvalPredictArgs) -> miette::Result<ExitCode> {
     let peers: Mutex<Vec<GnuGo>> = Mutex::new(Vec::new());
     let counter = std::sync::atomic::AtomicUsize::new(0);
     let limit = a.games.unwrap_or(usize::MAX);
-    let chunk = 4 * rayon::current_num_threads().max(1);
+    // Games are replayed and ranked a piece at a time; no piece holds more games than asked for.
+    let chunk = (4 * rayon::current_num_threads().max(1)).min(limit.max(1));
     let started = Instant::now();
     let mut results: Vec<GameResult> = Vec::new();
     let mut broken = 0;
