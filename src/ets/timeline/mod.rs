@@ -744,7 +744,8 @@ fn derive_n(
     lv.host.set_at(t);
     let first_new = lv.store.len() as MatchId;
     let n = lv.n;
-    let mut found: Vec<(ConstraintId, SmallVec<[NodeId; 6]>)> = Vec::new();
+    // (latest node, constraint, nodes): the order the matches are stored in.
+    let mut found: Vec<(NodeId, ConstraintId, SmallVec<[NodeId; 6]>)> = Vec::new();
     {
         let host = &lv.host;
         let mut run = |c: ConstraintId, plan: &Plan, seeds: &[NodeId], scratch: &mut PlanScratch| {
@@ -755,7 +756,7 @@ fn derive_n(
                 seeds,
                 &mut |_, x| host.matchable(x, t),
                 &mut |m| {
-                    found.push((c, SmallVec::from_slice(m)));
+                    found.push((m.iter().copied().max().unwrap_or(0), c, SmallVec::from_slice(m)));
                     ControlFlow::Continue(())
                 },
                 scratch,
@@ -780,13 +781,10 @@ fn derive_n(
         }
     }
     // In the order of their latest node, then constraint and nodes; each once.
-    found.sort_by(|a, b| {
-        let la = a.1.iter().max();
-        let lb = b.1.iter().max();
-        la.cmp(&lb).then_with(|| a.0.cmp(&b.0)).then_with(|| a.1.cmp(&b.1))
-    });
+    // (Equal keys are equal entries, so an unstable sort gives the one order.)
+    found.sort_unstable();
     found.dedup();
-    for (c, nodes) in found {
+    for (_, c, nodes) in found {
         if !lv.seen.insert((c.0, nodes.clone())) {
             continue;
         }
