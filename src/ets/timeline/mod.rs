@@ -88,9 +88,10 @@ struct Plan0 {
 struct PlansN {
     /// Per node kind: `(constraint, plan)` anchored at a variable of that kind.
     by_kind: Vec<Vec<(ConstraintId, Plan)>>,
-    /// Per constraint of the level below (the link's label): `(constraint, plan)` anchored at the
-    /// two ends of a pattern link with that label.
-    by_link: Vec<Vec<(ConstraintId, Plan)>>,
+    /// Per constraint of the level below (the link's label): `(constraint, plan, kinds)` anchored
+    /// at the two ends of a pattern link with that label, whose variables have these node kinds
+    /// (a link whose members are of other kinds is not tried: the plan would refuse it at once).
+    by_link: Vec<Vec<(ConstraintId, Plan, [u32; 2])>>,
 }
 
 impl PlansN {
@@ -109,7 +110,8 @@ impl PlansN {
             for l in &p.links {
                 if let (LinkLabel::Cel(on), [(a, _), (b, _)]) = (l.label, &l.ends[..]) {
                     let plan = Plan::compile(p, &[*a as usize, *b as usize], &empty);
-                    pn.by_link[on.0 as usize].push((c, plan));
+                    let kinds = [p.vars[*a as usize].kind, p.vars[*b as usize].kind];
+                    pn.by_link[on.0 as usize].push((c, plan, kinds));
                 }
             }
         }
@@ -769,10 +771,13 @@ fn derive_n(
         }
         for li in links_before..host.links().len() {
             let l = &host.links()[li];
-            for (c, plan) in &plans.by_link[l.constraint.0 as usize] {
+            for (c, plan, [ka, kb]) in &plans.by_link[l.constraint.0 as usize] {
                 for &a in &l.members {
+                    if host.node_kind(a) != *ka {
+                        continue;
+                    }
                     for &b in &l.members {
-                        if a != b {
+                        if a != b && host.node_kind(b) == *kb {
                             run(*c, plan, &[a, b], scratch);
                         }
                     }
