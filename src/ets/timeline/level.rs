@@ -714,7 +714,7 @@ impl Level {
                 }
             }
             if let Some(b) = best {
-                cands.extend(b.iter().copied());
+                cands.extend_from_slice(b);
             }
         } else {
             for &x in self.store.nodes(m) {
