@@ -195,7 +195,7 @@ impl GameClasses {
                 let named = self.names[level - 1][e as usize];
                 let id = alive.len() as u32;
                 for &v in &buf {
-                    if let Some(h) = by_point.get_mut(v.row as usize * cols as usize + v.col as usize) {
+                    if let Some(h) = by_point.get_mut(slot(cols, v)) {
                         h.push(id);
                     }
                 }
@@ -210,10 +210,15 @@ impl GameClasses {
     }
 }
 
+/// The index of vertex `p` in a row-major table of a board `cols` wide.
+fn slot(cols: u8, p: Point) -> usize {
+    p.row as usize * cols as usize + p.col as usize
+}
+
 /// The elements alive at one position, indexed by vertex.
 pub struct PositionClasses {
     alive: Vec<Alive>,
-    /// Per vertex (`row * cols + col`), the elements holding it.
+    /// Per vertex ([`slot`]), the elements holding it.
     by_point: Vec<SmallVec<[u32; 6]>>,
     cols: u8,
 }
@@ -221,9 +226,7 @@ pub struct PositionClasses {
 impl PositionClasses {
     /// The elements holding vertex `p`.
     fn holding(&self, p: Point) -> Option<&[u32]> {
-        self.by_point
-            .get(p.row as usize * self.cols as usize + p.col as usize)
-            .map(|v| v.as_slice())
+        self.by_point.get(slot(self.cols, p)).map(|v| v.as_slice())
     }
 
     /// The class feature keys of the mover's move at the empty point `p`.
