@@ -635,3 +635,44 @@ fn a_snapshot_without_level0_applications_lists_the_same_elements_in_the_same_or
     }
     assert!(compared > 10_000, "{compared} elements compared");
 }
+
+/// The vertex cache (`GoTimeline::vertices_cached`, what the class features read position after
+/// position) gives every element's vertices as `GoTimeline::vertices` collects them afresh: at
+/// every position of the shipped 9x9 games and of a 19x19 game in order (where it reuses what
+/// still holds), then back from the end (where it collects again), at levels 1 and 2, in full
+/// and focused attention. (The 9x9 games have elements whose vertices change only because a node
+/// of theirs ended, with no application at that step.)
+#[test]
+fn cached_vertices_are_the_vertices_collected_afresh() {
+    let games = sample("9x9").into_iter().chain(sample("tom-9d").into_iter().take(1));
+    for path in games {
+        let r = game(&path);
+        for att in [Attention::Full, Attention::FOCUS] {
+            let g = timeline(&r, att, 2);
+            let last = g.timeline().steps();
+            let mut cache = ets::go::classify::VertexCache::default();
+            let (mut compared, mut nonempty) = (0usize, 0usize);
+            let forward: Vec<u32> = (0..last).collect();
+            for t in forward.iter().copied().chain(forward.iter().rev().copied()) {
+                for level in 1..=2 {
+                    for e in g.present(level, t, true) {
+                        let fresh = g.vertices(level, e, t);
+                        assert_eq!(
+                            g.vertices_cached(level, e, t, &mut cache),
+                            fresh.as_slice(),
+                            "{}, {att:?}: level {level}, element {e}, position {t}",
+                            path.display()
+                        );
+                        compared += 1;
+                        nonempty += !fresh.is_empty() as usize;
+                    }
+                }
+            }
+            assert!(
+                compared > 1_000 && nonempty > compared / 2,
+                "{}, {att:?}: {compared} compared, {nonempty} non-empty",
+                path.display()
+            );
+        }
+    }
+}

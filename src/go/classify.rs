@@ -17,7 +17,7 @@ use thiserror::Error;
 
 use crate::dsl::{DslError, MemResolver, Sources, load_setting_with};
 use crate::ets::hierarchy::Hierarchy;
-use crate::ets::ids::{ElementId, NodeId};
+use crate::ets::ids::{ElementId, NONE, NodeId};
 use crate::ets::timeline::view::Snapshot;
 use crate::ets::timeline::{Level, Timeline, TimelineError};
 use crate::ets::{Element, Setting};
@@ -102,6 +102,14 @@ pub fn alphabet_of(setting: &Setting) -> Result<GoAlphabet, ClassifyError> {
         end: k("pi7")?,
         alphabet: al,
     })
+}
+
+/// Elements' vertices kept with the steps they hold for ([`GoTimeline::vertices_cached`]).
+#[derive(Debug, Default, Clone)]
+pub struct VertexCache {
+    /// Per level, per element: the first step and the step after the last that its vertices
+    /// (sorted) hold for (`NONE`: not collected).
+    levels: Vec<Vec<(u32, u32, Vec<Point>)>>,
 }
 
 /// A game classified as it is played: the sensor turning positions into steps, and the timeline
@@ -225,6 +233,76 @@ impl GoTimeline {
             out.sort_unstable();
             out.dedup();
         }
+    }
+    /// The vertices of element `e` of `level` at step `t` ([`GoTimeline::vertices`]), kept in
+    /// `cache` with the steps they hold for: an element's vertices change only at a step where it
+    /// makes an application, where a node of an application it counts ends, or where the
+    /// vertices of an element below that it holds change. A walk through a game's positions in
+    /// order therefore collects each element's vertices again only when they change (and the
+    /// elements below once for all the elements above that hold them).
+    pub fn vertices_cached<'c>(&self, level: u32, e: ElementId, t: u32, cache: &'c mut VertexCache) -> &'c [Point] {
+        self.fill(level, e, t, cache);
+        &cache.levels[level as usize][e as usize].2
+    }
+    /// Puts the vertices of element `e` of `level` at `t` in `cache` (unless they are there);
+    /// returns the first step after `t` they may differ at.
+    fn fill(&self, level: u32, e: ElementId, t: u32, cache: &mut VertexCache) -> u32 {
+        let (l, i) = (level as usize, e as usize);
+        if cache.levels.len() <= l {
+            cache.levels.resize(l + 1, Vec::new());
+        }
+        if cache.levels[l].len() <= i {
+            cache.levels[l].resize(i + 1, (NONE, 0, Vec::new()));
+        }
+        let (from, until, _) = cache.levels[l][i];
+        if from != NONE && from <= t && t < until {
+            return until;
+        }
+        let mut out = std::mem::take(&mut cache.levels[l][i].2);
+        out.clear();
+        let mut until = NONE;
+        if level == 0 {
+            if let Some(v) = self.vertices0.get(i) {
+                out.extend_from_slice(v);
+            }
+        } else {
+            let lv = self.timeline.level(level);
+            let host = lv.host();
+            let mut seen: SmallVec<[NodeId; 32]> = SmallVec::new();
+            for (m, step) in lv.element(e).applications_with_steps() {
+                if step > t {
+                    until = until.min(step);
+                    break;
+                }
+                let nodes = lv.match_nodes(m);
+                if !nodes.iter().all(|&x| host.present(x, t)) {
+                    // Gone for good: a node that ended does not come back.
+                    continue;
+                }
+                for &x in nodes {
+                    if let Some(d) = host.ended(x) {
+                        until = until.min(d);
+                    }
+                    if seen.contains(&x) {
+                        continue;
+                    }
+                    seen.push(x);
+                    let below = host.below(x);
+                    if level > 1 {
+                        until = until.min(self.fill(level - 1, below, t, cache));
+                        out.extend_from_slice(&cache.levels[l - 1][below as usize].2);
+                    } else if let Some(v) = self.vertices0.get(below as usize)
+                        && v.len() == 1
+                    {
+                        out.push(v[0]);
+                    }
+                }
+            }
+            out.sort_unstable();
+            out.dedup();
+        }
+        cache.levels[l][i] = (t, until, out);
+        until
     }
     /// Appends the vertices of element `e` of `level` at `t` to `out`, unsorted, maybe repeated.
     fn collect_vertices(&self, level: u32, e: ElementId, t: u32, out: &mut Vec<Point>) {
