@@ -76,6 +76,8 @@ fn learn_then_eval_predict_on_the_shipped_games() {
     // A model of eight games ranks far better than chance (about 1/250 top-1 and log(1/250) = −5.5).
     assert!(top1 > 0.05 && top1 <= top10 && top10 <= 1.0, "{v}");
     assert!(logp > -5.0 && logp < 0.0, "{v}");
+    // The class features read the player's focused attention, recorded with the model.
+    assert_eq!(v["class_attention"], "focus", "{v}");
     // Its features include the ETS class features, named by their classes.
     let game = held_out.join("2010-12-first3.sgf");
     let (o, _) = ets(&[
@@ -107,6 +109,10 @@ fn a_ranker_without_class_features_neither_reads_nor_names_them() {
         "1",
     ]);
     assert!(o.contains("top-1"), "{o}");
+    assert!(
+        !o.contains("attention"),
+        "a model without class features reads no classification:\n{o}"
+    );
     let game = held_out.join("2010-12-first3.sgf");
     let (o, _) = ets(&[
         "predict",
@@ -122,4 +128,61 @@ fn a_ranker_without_class_features_neither_reads_nor_names_them() {
     ]);
     assert!(!o.contains("class:"), "{o}");
     assert!(o.contains("pattern"), "{o}");
+}
+
+/// `--class-attention full` is recorded with the model and read back; a store written before the
+/// attention was recorded (no `attention` setting) is read as full attention, and ranks exactly
+/// as the same model with the setting.
+#[test]
+fn the_class_attention_is_recorded_and_a_store_without_it_reads_full() {
+    let store = tmp("full.db");
+    let train = root().join("tom-9d");
+    ets(&[
+        "learn",
+        train.to_str().unwrap(),
+        "--store",
+        store.to_str().unwrap(),
+        "--kmax",
+        "8",
+        "--rank-games",
+        "3",
+        "--epochs",
+        "1",
+        "--min-match-id",
+        "20",
+        "--class-attention",
+        "full",
+    ]);
+    let game = root().join("collections").join("2010-12-first3.sgf");
+    let eval = || {
+        let (o, _) = ets(&[
+            "eval",
+            "predict",
+            "--model",
+            store.to_str().unwrap(),
+            game.to_str().unwrap(),
+            "--games",
+            "1",
+            "--every",
+            "4",
+            "--format",
+            "json",
+        ]);
+        let mut v: serde_json::Value = serde_json::from_str(&o).unwrap_or_else(|e| panic!("{e}: {o}"));
+        for k in ["model_cpu_secs", "positions_per_cpu_sec", "wall_secs"] {
+            v[k] = serde_json::Value::Null;
+        }
+        v
+    };
+    let recorded = eval();
+    assert_eq!(recorded["class_attention"], "full", "{recorded}");
+    assert!(recorded["all"]["positions"].as_u64().unwrap() > 30, "{recorded}");
+    let db = rusqlite::Connection::open(&store).unwrap();
+    assert_eq!(
+        db.execute("DELETE FROM rk_setting WHERE name = 'attention'", [])
+            .unwrap(),
+        1
+    );
+    drop(db);
+    assert_eq!(eval(), recorded);
 }

@@ -120,10 +120,18 @@ pub struct RankArgs {
     /// distances), `classes` (the ETS classification of the position and the move), or `all`.
     #[arg(long, default_value = "all")]
     pub features: String,
+    /// The attention of the classification the class features read: `focus` (the player's, one
+    /// layer per position) or `full` (every vertex). Recorded with the model.
+    #[arg(long, default_value = "focus", value_parser = class_attention)]
+    pub class_attention: ets::knowledge::classes::ClassAttention,
     /// With `--retrain`: train on the games counted so far even if pass 2 has not counted every
     /// game (the statistics are then those of the counted games; a development shortcut).
     #[arg(long)]
     pub partial: bool,
+}
+
+fn class_attention(s: &str) -> Result<ets::knowledge::classes::ClassAttention, String> {
+    ets::knowledge::classes::ClassAttention::parse(s)
 }
 
 /// Progress: a bar on a terminal; otherwise (a log) a line every 30 seconds.
@@ -356,27 +364,36 @@ pub fn train_ranker(store: &mut Store, files: &[PathBuf], a: &RankArgs) -> miett
     let mut pb = Progress::new(None, "ranker");
     pb.unit = "positions";
     let (mut pos, mut lp) = (0u64, 0.0f64);
-    let ranker = train(&pm, files, &chosen, &t, a.rank_every, families, &mut |e| match e {
-        TrainEvent::Epoch(k) => {
-            if k > 1 {
-                pb.pb.suspend(|| {
-                    eprintln!(
-                        "ranker: epoch {} done, {} positions, mean log-probability {:.3}",
-                        k - 1,
-                        pos,
-                        lp / pos.max(1) as f64
-                    )
-                });
+    let ranker = train(
+        &pm,
+        files,
+        &chosen,
+        &t,
+        a.rank_every,
+        families,
+        a.class_attention,
+        &mut |e| match e {
+            TrainEvent::Epoch(k) => {
+                if k > 1 {
+                    pb.pb.suspend(|| {
+                        eprintln!(
+                            "ranker: epoch {} done, {} positions, mean log-probability {:.3}",
+                            k - 1,
+                            pos,
+                            lp / pos.max(1) as f64
+                        )
+                    });
+                }
+                pos = 0;
+                lp = 0.0;
             }
-            pos = 0;
-            lp = 0.0;
-        }
-        TrainEvent::Positions(n, l) => {
-            pos += n;
-            lp += l;
-            pb.inc(n);
-        }
-    });
+            TrainEvent::Positions(n, l) => {
+                pos += n;
+                lp += l;
+                pb.inc(n);
+            }
+        },
+    );
     pb.pb.finish_and_clear();
     println!(
         "ranker: {} epochs over {} positions of {} games in {:.0}s; last epoch's mean log-probability {:.3}; {} features",
@@ -393,6 +410,7 @@ pub fn train_ranker(store: &mut Store, files: &[PathBuf], a: &RankArgs) -> miett
         &ModelSettings {
             alpha: a.alpha,
             min_match_id: a.min_match_id,
+            attention: a.class_attention,
         },
         &[
             ("epochs", a.epochs.to_string()),

@@ -98,6 +98,8 @@ struct EvalReport {
     features: usize,
     dim: usize,
     families: String,
+    /// The attention of the classification the class features read (`null`: no class features).
+    class_attention: Option<&'static str>,
     broken: usize,
     all: Summary,
     phases: Vec<Phase>,
@@ -181,7 +183,7 @@ fn eval_predict(a: EvalPredictArgs) -> miette::Result<ExitCode> {
                 Sampling {
                     leave_out: false,
                     every: a.every,
-                    classes: model.uses_classes(),
+                    classes: model.class_attention(),
                 },
             );
             let mut ours = Vec::with_capacity(samples.len());
@@ -290,6 +292,7 @@ fn eval_predict(a: EvalPredictArgs) -> miette::Result<ExitCode> {
         features: model.ranker.w.len(),
         dim: model.ranker.dim,
         families: model.ranker.space.families().text(),
+        class_attention: model.class_attention().map(|a| a.text()),
         broken,
         all: summarize(&all),
         phases: PHASES
@@ -331,8 +334,15 @@ fn pct(e: &ets::knowledge::eval::Estimate) -> String {
 
 fn print_report(r: &EvalReport) {
     println!(
-        "model {}: Forme_K Kmax {}, {} patterns; ranker with {} features ({}), latent dimension {}",
-        r.model, r.kmax, r.patterns, r.features, r.families, r.dim
+        "model {}: Forme_K Kmax {}, {} patterns; ranker with {} features ({}{}), latent dimension {}",
+        r.model,
+        r.kmax,
+        r.patterns,
+        r.features,
+        r.families,
+        r.class_attention
+            .map_or(String::new(), |a| format!("; classes read with {a} attention")),
+        r.dim
     );
     println!(
         "{} games, {} positions{}; 95% intervals clustered by game",
@@ -498,9 +508,9 @@ pub fn predict_cmd(a: PredictArgs) -> miette::Result<ExitCode> {
             n.checked_sub(2).and_then(|i| replay.moves[i].point),
         ],
     };
-    let classes = if model.uses_classes() {
+    let classes = if let Some(att) = model.class_attention() {
         Some(
-            ets::knowledge::classes::GameClasses::new(&replay)
+            ets::knowledge::classes::GameClasses::new(&replay, att)
                 .map_err(|e| miette::miette!("{}: classifying the game: {e}", a.file.display()))?
                 .at(n),
         )

@@ -30,10 +30,55 @@ use smallvec::SmallVec;
 
 use super::position::{Analysis, Position};
 use crate::ets::Setting;
+use crate::ets::ids::ElementId;
 use crate::go::board::{Cell, Color, Point};
-use crate::go::classify::{GoTimeline, classify_game, embedded_setting};
+use crate::go::classify::{GoTimeline, VertexCache, classify_game, embedded_setting};
 use crate::go::game::Replay;
-use crate::go::record::RecordOptions;
+use crate::go::record::{Attention, RecordOptions};
+
+/// The attention of the classification the class features read, recorded with a model
+/// (`rk_setting` `attention`): a model is ranked with the classification it was trained on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ClassAttention {
+    /// Every vertex at every position, one layer (the models trained before 2026-11-27, whose
+    /// store records no attention).
+    Full,
+    /// The player's focus (radius 2, 50 processes; [`Attention::FOCUS`]), one layer per position:
+    /// the attention the class-driven player classifies with (§4.4.1, §5.3), and cheaper than
+    /// full attention by about half (docs/performance.md). The default of new models.
+    #[default]
+    Focus,
+}
+
+impl ClassAttention {
+    /// `full` or `focus`.
+    pub fn text(self) -> &'static str {
+        match self {
+            ClassAttention::Full => "full",
+            ClassAttention::Focus => "focus",
+        }
+    }
+
+    /// Reads [`ClassAttention::text`].
+    pub fn parse(s: &str) -> Result<ClassAttention, String> {
+        match s.trim() {
+            "full" => Ok(ClassAttention::Full),
+            "focus" => Ok(ClassAttention::Focus),
+            other => Err(format!("unknown class attention `{other}` (full, focus)")),
+        }
+    }
+
+    /// The recorder's options for it.
+    pub fn record_options(self) -> RecordOptions {
+        match self {
+            ClassAttention::Full => RecordOptions::default(),
+            ClassAttention::Focus => RecordOptions {
+                attention: Attention::FOCUS,
+                layers: 1,
+            },
+        }
+    }
+}
 
 /// Class feature keys of one candidate.
 pub type ClassKeys = SmallVec<[u32; 8]>;
@@ -145,11 +190,16 @@ pub struct GameClasses {
     timeline: GoTimeline,
     /// Per level 1..=2, per element/instance: its roles and feature keys.
     names: Vec<Vec<Named>>,
+    /// The elements' vertices, kept while they hold (positions are read in order).
+    cache: VertexCache,
+    /// Per level 1..=2, the elements that ever become complete (not stillborn), ascending: the
+    /// only ones a position may show.
+    complete: Vec<Vec<ElementId>>,
 }
 
 impl GameClasses {
-    /// Classifies every position of a replayed game (levels 0–2).
-    pub fn new(replay: &Replay) -> Result<GameClasses, String> {
+    /// Classifies every position of a replayed game (levels 0–2) with `attention`.
+    pub fn new(replay: &Replay, attention: ClassAttention) -> Result<GameClasses, String> {
         let st = setting();
         let mut last = vec![None];
         last.extend(replay.moves.iter().map(|m| m.point));
@@ -157,7 +207,7 @@ impl GameClasses {
             std::sync::Arc::new(st.clone()),
             &replay.positions,
             &last,
-            RecordOptions::default(),
+            attention.record_options(),
             Some(2),
         )
         .map_err(|e| e.to_string())?;
@@ -179,22 +229,46 @@ impl GameClasses {
                     .collect()
             })
             .collect();
-        Ok(GameClasses { timeline, names })
+        let complete = timeline.timeline().levels()[1..]
+            .iter()
+            .map(|lv| {
+                (0..lv.elements().len() as ElementId)
+                    .filter(|&e| {
+                        let el = lv.element(e);
+                        !el.is_stillborn() && el.completed().is_some()
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(GameClasses {
+            timeline,
+            names,
+            cache: VertexCache::default(),
+            complete,
+        })
     }
 
     /// The elements of levels 1 and 2 alive at position `k` (the board after `k` moves), indexed
-    /// by vertex.
-    pub fn at(&self, k: usize) -> PositionClasses {
+    /// by vertex. Cheapest when called for positions in increasing order.
+    pub fn at(&mut self, k: usize) -> PositionClasses {
         let (cols, rows) = self.timeline.sensor().size();
         let mut alive = Vec::new();
         let mut by_point: Vec<SmallVec<[u32; 6]>> = vec![SmallVec::new(); cols as usize * rows as usize];
-        let mut buf: Vec<Point> = Vec::new();
+        let t = k as u32;
         for level in 1..self.timeline.timeline().levels().len() {
-            for e in self.timeline.present(level as u32, k as u32, false) {
-                self.timeline.vertices_into(level as u32, e, k as u32, &mut buf);
+            let lv = self.timeline.timeline().level(level as u32);
+            // `GoTimeline::present(level, k, false)`, from the elements that ever complete.
+            for &e in &self.complete[level - 1] {
+                let el = lv.element(e);
+                if !(el.present_at(t) && el.completed().is_some_and(|c| c <= t)) {
+                    continue;
+                }
+                let buf = self
+                    .timeline
+                    .vertices_cached(level as u32, e, k as u32, &mut self.cache);
                 let named = self.names[level - 1][e as usize];
                 let id = alive.len() as u32;
-                for &v in &buf {
+                for &v in buf {
                     if let Some(h) = by_point.get_mut(slot(cols, v)) {
                         h.push(id);
                     }
@@ -202,7 +276,7 @@ impl GameClasses {
                 alive.push(Alive {
                     level: level as u32,
                     named,
-                    vertices: buf.clone(),
+                    vertices: buf.to_vec(),
                 });
             }
         }
@@ -327,7 +401,7 @@ mod tests {
     fn class_features_read_the_classification_of_real_positions() {
         let text = "(;GM[1]SZ[9];B[ee];W[ef];B[fe];W[ff];B[de];W[df];B[ce];W[cf];B[ge];W[gf];B[be];W[bf];B[he];W[hf])";
         let replay = Replay::from_sgf(&Sgf::parse(text).expect("parses"), 0, &[]).expect("replays");
-        let gc = GameClasses::new(&replay).expect("classifies");
+        let mut gc = GameClasses::new(&replay, ClassAttention::Focus).expect("classifies");
         let ps = positions(&replay);
         // Black's second move (move 3, F5 beside E5): extends a one-stone block of its own.
         let pos = &ps[2];

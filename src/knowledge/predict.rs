@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use rustc_hash::FxHashSet;
 
-use super::classes::{GameClasses, PositionClasses};
+use super::classes::{ClassAttention, GameClasses, PositionClasses};
 use super::corpus::{Streamed, stream_batched};
 use super::features::{Families, FeatureSpace, Own, PatternModel, Raw, raw};
 use super::forme_k::{Stats, Tree};
@@ -29,6 +29,8 @@ pub struct Model {
     pub alpha: f64,
     /// Patterns matched at least this often are features of their own.
     pub min_match_id: u64,
+    /// The attention of the classification its class features read.
+    pub attention: ClassAttention,
     /// The ranker.
     pub ranker: Ranker,
 }
@@ -54,8 +56,8 @@ pub struct Sampling {
     pub leave_out: bool,
     /// Keep every n-th position (1: all).
     pub every: usize,
-    /// Read the ETS classification of every position (the class features).
-    pub classes: bool,
+    /// Read the ETS classification of every position (the class features), with this attention.
+    pub classes: Option<ClassAttention>,
 }
 
 impl Model {
@@ -94,6 +96,11 @@ impl Model {
     /// Whether the ranker reads the ETS class features.
     pub fn uses_classes(&self) -> bool {
         self.ranker.space.families().classes
+    }
+
+    /// The classification its class features read (`None`: it uses none).
+    pub fn class_attention(&self) -> Option<ClassAttention> {
+        self.uses_classes().then_some(self.attention)
     }
 
     /// The ranked moves of one position: (point, probability, raw features), most likely first;
@@ -178,15 +185,11 @@ pub fn game_samples(pm: &PatternModel<'_>, replay: &Replay, sampling: Sampling) 
     }
     let own = sampling.leave_out.then_some(&own);
     // A game the engine cannot classify is ranked without class features.
-    let classes = if sampling.classes {
-        GameClasses::new(replay).ok()
-    } else {
-        None
-    };
+    let mut classes = sampling.classes.and_then(|att| GameClasses::new(replay, att).ok());
     kept.into_iter()
         .map(|(i, an, legal, nodes)| {
             let pos = &ps[i];
-            let pc = classes.as_ref().map(|c| c.at(pos.number));
+            let pc = classes.as_mut().map(|c| c.at(pos.number));
             let raws: Vec<Raw> = legal
                 .iter()
                 .zip(&nodes)
@@ -219,7 +222,9 @@ pub enum TrainEvent {
 }
 
 /// Trains a ranker on the games of `files` whose keys are in `games` (leave-one-game-out
-/// statistics), `train.epochs` passes.
+/// statistics), `train.epochs` passes; the class features (when `families` has them) read the
+/// classification with `attention`.
+#[allow(clippy::too_many_arguments)]
 pub fn train(
     pm: &PatternModel<'_>,
     files: &[PathBuf],
@@ -227,6 +232,7 @@ pub fn train(
     train: &Train,
     every: usize,
     families: Families,
+    attention: ClassAttention,
     on: &mut dyn FnMut(TrainEvent),
 ) -> Ranker {
     let mut ranker = Ranker::new(train.dim, FeatureSpace::with_families(families), train.seed);
@@ -245,7 +251,7 @@ pub fn train(
                         Sampling {
                             leave_out: true,
                             every,
-                            classes: families.classes,
+                            classes: families.classes.then_some(attention),
                         },
                     )
                 })

@@ -6,6 +6,7 @@
 //! key of a class feature's label, its weight and its latent vector as
 //! little-endian 32-bit floats).
 
+use super::classes::ClassAttention;
 use super::features::{Families, FeatureSpace, Kind, static_len};
 use super::forme_k::Stats;
 use super::pattern_store as ps;
@@ -42,6 +43,8 @@ pub struct ModelSettings {
     pub alpha: f64,
     /// Patterns matched at least this often are features of their own.
     pub min_match_id: u64,
+    /// The attention of the classification the class features read.
+    pub attention: ClassAttention,
 }
 
 /// Writes a trained ranker (replacing any), with its settings and free-form notes.
@@ -60,6 +63,7 @@ pub fn save(store: &mut Store, r: &Ranker, s: &ModelSettings, notes: &[(&str, St
         set("dim", r.dim.to_string())?;
         set("alpha", s.alpha.to_string())?;
         set("min_match_id", s.min_match_id.to_string())?;
+        set("attention", s.attention.text().to_string())?;
         set("features", r.space.families().text())?;
         set("trained", crate::store::now())?;
         for (k, v) in notes {
@@ -132,6 +136,11 @@ pub fn load_model(store: &mut Store) -> Result<Model, StoreError> {
     let dim = num(setting(store, "dim")?, "dim")? as usize;
     let alpha = num(setting(store, "alpha")?, "alpha")?;
     let min_match_id = num(setting(store, "min_match_id")?, "min_match_id")? as u64;
+    // Stores written before the attention was recorded classified with full attention.
+    let attention = match setting(store, "attention")? {
+        Some(t) => ClassAttention::parse(&t).map_err(StoreError::Content)?,
+        None => ClassAttention::Full,
+    };
     let (tree, stats): (_, Vec<Stats>) = ps::load(store)?;
     // Built here, once, rather than in the first position ranked.
     tree.frozen();
@@ -206,6 +215,7 @@ pub fn load_model(store: &mut Store) -> Result<Model, StoreError> {
         kmax: fs.kmax,
         alpha,
         min_match_id,
+        attention,
         ranker,
     })
 }
