@@ -43,9 +43,10 @@ pub enum ClassAttention {
     /// Every vertex at every position, one layer (the models trained before 2026-11-27, whose
     /// store records no attention).
     Full,
-    /// The player's focus (radius 2, 50 processes; [`Attention::FOCUS`]), one layer per position:
-    /// the attention the class-driven player classifies with (§4.4.1, §5.3), and cheaper than
-    /// full attention by about half (docs/performance.md). The default of new models.
+    /// The player's focus window (radius 2, 50 processes; [`Attention::FOCUS`], §4.4.1–4.4.2), one
+    /// layer per position (the live player refreshes three a move; the features read each
+    /// position once): about half the cost of full attention (docs/performance.md). The default
+    /// of new models.
     #[default]
     Focus,
 }
