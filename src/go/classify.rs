@@ -266,38 +266,21 @@ impl GoTimeline {
                 out.extend_from_slice(v);
             }
         } else {
-            let lv = self.timeline.level(level);
-            let host = lv.host();
-            let mut seen: SmallVec<[NodeId; 32]> = SmallVec::new();
-            for (m, step) in lv.element(e).applications_with_steps() {
-                if step > t {
-                    until = until.min(step);
-                    break;
-                }
-                let nodes = lv.match_nodes(m);
-                if !nodes.iter().all(|&x| host.present(x, t)) {
-                    // Gone for good: a node that ended does not come back.
-                    continue;
-                }
-                for &x in nodes {
+            let host = self.timeline.level(level).host();
+            until = self
+                .counted_nodes(level, e, t, &mut |x| {
                     if let Some(d) = host.ended(x) {
                         until = until.min(d);
                     }
-                    if seen.contains(&x) {
-                        continue;
-                    }
-                    seen.push(x);
                     let below = host.below(x);
                     if level > 1 {
                         until = until.min(self.fill(level - 1, below, t, cache));
                         out.extend_from_slice(&cache.levels[l - 1][below as usize].2);
-                    } else if let Some(v) = self.vertices0.get(below as usize)
-                        && v.len() == 1
-                    {
-                        out.push(v[0]);
+                    } else {
+                        self.single_vertex(below, &mut out);
                     }
-                }
-            }
+                })
+                .min(until);
             out.sort_unstable();
             out.dedup();
         }
@@ -312,34 +295,50 @@ impl GoTimeline {
             }
             return;
         }
+        let host = self.timeline.level(level).host();
+        self.counted_nodes(level, e, t, &mut |x| {
+            let below = host.below(x);
+            if level > 1 {
+                self.collect_vertices(level - 1, below, t, out);
+            } else {
+                self.single_vertex(below, out);
+            }
+        });
+    }
+    /// Calls `f` once with each node of element `e` of `level` (≥ 1) as it stood at `t`: of the
+    /// applications it had made by then, those whose nodes are all present at `t` (an application
+    /// whose node ended is its past: a stone attached through a liberty since filled is no
+    /// longer attached through it). Returns the step of its first application after `t` (`NONE`:
+    /// none yet).
+    fn counted_nodes(&self, level: u32, e: ElementId, t: u32, f: &mut dyn FnMut(NodeId)) -> u32 {
         let lv = self.timeline.level(level);
         let host = lv.host();
         let mut seen: SmallVec<[NodeId; 32]> = SmallVec::new();
-        // The element as it stood at t: the applications it had made by then whose nodes are all
-        // present at t (an application whose node ended is its past: a stone attached through a
-        // liberty since filled is no longer attached through it).
         for (m, step) in lv.element(e).applications_with_steps() {
             if step > t {
-                break;
+                return step;
             }
             let nodes = lv.match_nodes(m);
             if !nodes.iter().all(|&x| host.present(x, t)) {
+                // Gone for good: a node that ended does not come back.
                 continue;
             }
             for &x in nodes {
-                if seen.contains(&x) {
-                    continue;
-                }
-                seen.push(x);
-                let below = host.below(x);
-                if level > 1 {
-                    self.collect_vertices(level - 1, below, t, out);
-                } else if let Some(v) = self.vertices0.get(below as usize)
-                    && v.len() == 1
-                {
-                    out.push(v[0]);
+                if !seen.contains(&x) {
+                    seen.push(x);
+                    f(x);
                 }
             }
+        }
+        NONE
+    }
+    /// Level 1 shows the members that stand on one vertex (stones, vertices, plays, removals): the
+    /// vertex of level-0 element `below`, if it has one.
+    fn single_vertex(&self, below: ElementId, out: &mut Vec<Point>) {
+        if let Some(v) = self.vertices0.get(below as usize)
+            && v.len() == 1
+        {
+            out.push(v[0]);
         }
     }
     /// The elements of `level` present at step `t` (complete ones, and with `forming` those still
