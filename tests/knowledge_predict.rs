@@ -30,11 +30,11 @@ fn ets(args: &[&str]) -> (String, String) {
     (o, e)
 }
 
-/// Learns a tiny model with the given feature families; returns the store.
-fn learn(name: &str, features: &str) -> PathBuf {
+/// Learns a tiny model with the given feature families (and `extra` arguments); returns the store.
+fn learn(name: &str, features: &str, extra: &[&str]) -> PathBuf {
     let store = tmp(name);
     let train = root().join("tom-9d");
-    ets(&[
+    let mut args = vec![
         "learn",
         train.to_str().unwrap(),
         "--store",
@@ -49,13 +49,15 @@ fn learn(name: &str, features: &str) -> PathBuf {
         "20",
         "--features",
         features,
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    ets(&args);
     store
 }
 
 #[test]
 fn learn_then_eval_predict_on_the_shipped_games() {
-    let store = learn("all.db", "all");
+    let store = learn("all.db", "all", &[]);
     let held_out = root().join("collections");
     let (o, _) = ets(&[
         "eval",
@@ -97,7 +99,7 @@ fn learn_then_eval_predict_on_the_shipped_games() {
 
 #[test]
 fn a_ranker_without_class_features_neither_reads_nor_names_them() {
-    let store = learn("patterns.db", "patterns,base");
+    let store = learn("patterns.db", "patterns,base", &[]);
     let held_out = root().join("collections");
     let (o, _) = ets(&[
         "eval",
@@ -135,24 +137,7 @@ fn a_ranker_without_class_features_neither_reads_nor_names_them() {
 /// as the same model with the setting.
 #[test]
 fn the_class_attention_is_recorded_and_a_store_without_it_reads_full() {
-    let store = tmp("full.db");
-    let train = root().join("tom-9d");
-    ets(&[
-        "learn",
-        train.to_str().unwrap(),
-        "--store",
-        store.to_str().unwrap(),
-        "--kmax",
-        "8",
-        "--rank-games",
-        "3",
-        "--epochs",
-        "1",
-        "--min-match-id",
-        "20",
-        "--class-attention",
-        "full",
-    ]);
+    let store = learn("full.db", "all", &["--class-attention", "full"]);
     let game = root().join("collections").join("2010-12-first3.sgf");
     let eval = || {
         let (o, _) = ets(&[
