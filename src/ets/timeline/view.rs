@@ -4,13 +4,13 @@
 //! Fig. 3.8) is built over them. Level 0 lists every element begun by the step (its primitives
 //! stay: a struct is the record of what happened), present or ended.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
 use super::{RECORDED, Timeline};
 use crate::ets::element::{Application, Element};
 use crate::ets::hierarchy::{Hierarchy, LevelResult};
-use crate::ets::ids::{ElementId, MatchId, NodeId};
+use crate::ets::ids::{ConstraintId, ElementId, MatchId, NodeId};
 use crate::ets::level::{Cel, LevelStruct};
 
 /// A [`Hierarchy`] at one step, with the timeline id of each element it lists.
@@ -187,7 +187,8 @@ impl Snapshot {
             let above = {
                 let mut first = vec![NodeId::MAX; lv.match_count()];
                 let mut group = vec![u32::MAX; lv.match_count()];
-                let mut cels: Vec<Cel> = Vec::new();
+                // Per shared match: its constraint and members (inline: no allocation per match).
+                let mut shared: Vec<(ConstraintId, SmallVec<[NodeId; 4]>)> = Vec::new();
                 for (j, &i) in living.iter().enumerate() {
                     let j = j as NodeId;
                     for &m in &mids[spans[i].0..spans[i].1] {
@@ -197,13 +198,10 @@ impl Snapshot {
                         } else if *f != j {
                             let g = &mut group[m as usize];
                             if *g == u32::MAX {
-                                *g = cels.len() as u32;
-                                cels.push(Cel {
-                                    constraint: lv.constraint(m),
-                                    members: vec![*f, j],
-                                });
+                                *g = shared.len() as u32;
+                                shared.push((lv.constraint(m), smallvec::smallvec![*f, j]));
                             } else {
-                                let members = &mut cels[*g as usize].members;
+                                let members = &mut shared[*g as usize].1;
                                 if members.last() != Some(&j) {
                                     members.push(j);
                                 }
@@ -211,6 +209,23 @@ impl Snapshot {
                         }
                     }
                 }
+                // The same CEL comes again and again (one constraint between the same elements,
+                // applied at step after step): only the distinct ones become CELs.
+                // Pairs (nearly all) are keyed flat.
+                let mut pairs: FxHashSet<(ConstraintId, NodeId, NodeId)> =
+                    FxHashSet::with_capacity_and_hasher(shared.len() / 8, Default::default());
+                let mut sets: FxHashSet<(ConstraintId, &[NodeId])> = FxHashSet::default();
+                let cels: Vec<Cel> = shared
+                    .iter()
+                    .filter(|(c, ms)| match ms[..] {
+                        [a, b] => pairs.insert((*c, a, b)),
+                        _ => sets.insert((*c, ms.as_slice())),
+                    })
+                    .map(|(c, ms)| Cel {
+                        constraint: *c,
+                        members: ms.to_vec(),
+                    })
+                    .collect();
                 LevelStruct::from_parts(
                     k as u32 + 1,
                     setting.classes().len(),
