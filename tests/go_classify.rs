@@ -676,3 +676,42 @@ fn cached_vertices_are_the_vertices_collected_afresh() {
         }
     }
 }
+
+/// The memo of stillborn derivations (`src/ets/timeline/memo.rs`) changes nothing: a game
+/// classified with it and without it has the same timeline (every element of every level, its
+/// life and history, as the timeline's JSON lists them), at focus attention (where most
+/// rebirths are) and full; and the memo does stand in for derivations on these games (otherwise
+/// this test would compare two identical routes).
+#[test]
+fn remembered_stillborn_derivations_are_the_ones_derived() {
+    let games: Vec<PathBuf> = sample("tom-9d")
+        .into_iter()
+        .take(3)
+        .chain(sample("9x9").into_iter().take(2))
+        .collect();
+    let mut replays = 0;
+    for path in &games {
+        let r = game(path);
+        for att in [Attention::FOCUS, Attention::Full] {
+            let json = |memo: bool| {
+                let (first, last) = (&r.positions[0], last_moves(&r));
+                let mut g =
+                    GoTimeline::new(setting().clone(), (first.cols(), first.rows()), opts(att), Some(2)).unwrap();
+                g.timeline_mut().remember_floods(memo);
+                for (b, m) in r.positions.iter().zip(&last) {
+                    g.push(b, *m).unwrap();
+                }
+                (
+                    serde_json::to_string(&g.timeline_json(true)).unwrap(),
+                    g.timeline().flood_replays(),
+                )
+            };
+            let (with, n) = json(true);
+            let (without, none) = json(false);
+            assert_eq!(none, 0, "{}: the memo was off", path.display());
+            assert!(with == without, "{}, {att:?}: the timelines differ", path.display());
+            replays += n;
+        }
+    }
+    assert!(replays > 100, "only {replays} derivations replayed");
+}

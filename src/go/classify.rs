@@ -146,6 +146,10 @@ impl GoTimeline {
         self.sensor.keep_journal(keep);
         self.timeline.keep_journal(keep);
     }
+    /// The timeline, to set how it works ([`Timeline::remember_floods`]) before positions come.
+    pub fn timeline_mut(&mut self) -> &mut Timeline {
+        &mut self.timeline
+    }
     /// Perceives the next position (`board`, reached by `last_move`) as one step; returns the
     /// levels, whose deltas say what the step changed.
     pub fn push(&mut self, board: &Board, last_move: Option<Point>) -> Result<&[Level], ClassifyError> {

@@ -231,6 +231,9 @@ pub struct Level {
     around: Vec<MatchId>,
     /// The elements touched (or begun) at the current step, each once, in the order they were.
     touched_now: Vec<ElementId>,
+    /// Level n ≥ 1: stillborn derivations of the last steps, made again without deriving them
+    /// while what they read has not changed ([`super::memo`]).
+    pub(crate) memo: super::memo::FloodMemo,
 }
 
 impl Level {
@@ -255,6 +258,7 @@ impl Level {
             offer_gen: 0,
             around: Vec::new(),
             touched_now: Vec::new(),
+            memo: Default::default(),
         }
     }
     /// The level's number.
@@ -354,6 +358,7 @@ impl Level {
             + spill(&self.index)
             + self.host.heap_bytes()
             + self.above.capacity() * 4
+            + self.memo.heap_bytes()
     }
 }
 
@@ -967,6 +972,7 @@ impl Level {
 
     /// A new element, copy of `e` (a fork): same history, same nodes and applications.
     fn copy_element(&mut self, cx: &mut StepCtx, e: ElementId) -> ElementId {
+        self.memo.impure = true;
         let f = self.elems.len() as ElementId;
         let mut el = self.elems[e as usize].clone();
         el.touched = cx.t;
@@ -997,6 +1003,7 @@ impl Level {
     /// derivation up to the latest state from which `m` is a step (at least one application, all
     /// of them present), then `m`. It is a fork of `e` made at this step (docs/semantics.md).
     fn late_fork(&mut self, cx: &mut StepCtx, e: ElementId, m: MatchId, l: usize) {
+        self.memo.impure = true;
         let cls = self.elems[e as usize].cls;
         if self
             .store
@@ -1138,11 +1145,12 @@ impl Level {
     /// Whether a living element of class `cls` holds `m`, or one whose generating system
     /// terminated at step `t` through a set its class ends with (what it applied starts nothing
     /// else at that step).
-    fn covered(&self, m: MatchId, cls: u16, t: u32) -> bool {
-        self.store.holders(m).iter().any(|&e| {
-            let el = &self.elems[e as usize];
-            el.cls == cls && (self.alive(e) || el.end_kind == EndKind::Terminated && el.ended == t)
-        })
+    pub(crate) fn covered(&self, m: MatchId, cls: u16, t: u32) -> bool {
+        self.memo.covers(m, cls)
+            || self.store.holders(m).iter().any(|&e| {
+                let el = &self.elems[e as usize];
+                el.cls == cls && (self.alive(e) || el.end_kind == EndKind::Terminated && el.ended == t)
+            })
     }
 
     /// Runs the derivations of one step over this step's matches `first_new..`: existing elements
@@ -1150,6 +1158,7 @@ impl Level {
     /// start elements, in the order derivations are tried (latest node, set, constraint, nodes),
     /// each new element derived at once; recorded matches; merges.
     pub(crate) fn derive(&mut self, cx: &mut StepCtx, ended_nodes: &[NodeId]) {
+        self.memo.begin_step(cx.t);
         let n_old = self.elems.len() as ElementId;
         let end = self.store.len() as MatchId;
         // 1. Existing elements.
@@ -1258,9 +1267,17 @@ impl Level {
             if self.covered(m, k, cx.t) || self.presence(cx, m) != Presence::Here {
                 continue;
             }
+            if !cx.level0 && self.replay_flood(cx, k, m, s) {
+                continue;
+            }
+            let before = self.elems.len();
+            self.memo.impure = false;
             let e = self.start(cx, k, m, s);
             cx.resolve.push(e);
             self.run_resolve(cx);
+            if !cx.level0 {
+                self.remember_flood(cx, e, m, s, before);
+            }
         }
         // 3. Recorded matches of this step lying inside an element.
         for m in cx.first_new..end {

@@ -25,6 +25,7 @@ pub mod host;
 mod journal;
 pub mod level;
 pub mod lives;
+mod memo;
 mod store;
 pub mod view;
 
@@ -223,6 +224,20 @@ impl Timeline {
     pub fn keep_journal(&mut self, keep: bool) {
         self.log = keep.then(Vec::new);
         self.deltas.clear();
+    }
+
+    /// Whether stillborn derivations are remembered and made again without deriving them while
+    /// what they read has not changed (on by default; the timeline is the same either way: see
+    /// the `memo` module). Off, every start is derived: for measuring and testing the memo.
+    pub fn remember_floods(&mut self, on: bool) {
+        for lv in &mut self.levels {
+            lv.memo.on = on;
+        }
+    }
+    /// How many stillborn elements were made from the memo instead of derived, over every level
+    /// (steps taken back included).
+    pub fn flood_replays(&self) -> u64 {
+        self.levels.iter().map(|lv| lv.memo.replays).sum()
     }
 
     /// The setting.
@@ -607,6 +622,10 @@ impl Timeline {
             return Err(TimelineError::StepOpen);
         }
         self.deltas.pop();
+        let undone = self.step_start.len() as u32 - 1;
+        for lv in &mut self.levels {
+            lv.memo.forget_from(undone);
+        }
         for e in l.entries.into_iter().rev() {
             match e {
                 Entry::Elem(n, el, snap) => self.levels[n as usize].restore(el, &snap),
@@ -794,6 +813,7 @@ fn derive_n(
             continue;
         }
         let m = lv.store.push(c, &nodes, t);
+        lv.memo.changed(&nodes, t);
         for &x in &nodes {
             if lv.index.len() <= x as usize {
                 lv.index.resize(x as usize + 1, SmallVec::new());
@@ -806,6 +826,15 @@ fn derive_n(
                     j.push(Entry::Index(n as u8, x, v.len() as u32));
                 }
                 v.push(m);
+            }
+        }
+    }
+    // The nodes around those that end at this step: their neighbourhood changes (`memo`).
+    for &x in ended_nodes {
+        lv.memo.changed(&[x], t);
+        if let Some(ms) = lv.index.get(x as usize) {
+            for &m in ms {
+                lv.memo.changed(lv.store.nodes(m), t);
             }
         }
     }

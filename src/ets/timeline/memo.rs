@@ -1,0 +1,209 @@
+//! Stillborn floods remembered (levels n ≥ 1): a *rebirth* (§5.3.2.1 as `docs/semantics.md`
+//! reads it: an element that ended offers its starts again when a node it held ends) begins an
+//! element from a start match, derives it at once, and most often drops it at the same step as
+//! stillborn (its generating system terminated before it was ever an element of the struct). A
+//! space split in two by an earlier move is flooded again, step after step, from the same start
+//! to the same end, because old stillborn floods that spanned both pieces hold a node that ends
+//! in the other piece.
+//!
+//! A derivation begun from a start reads only the matches in the index of the nodes it takes in
+//! and whether their nodes are present; it reads no other element (unless it forks, or tries a
+//! late fork, which asks whether another element holds a match: such derivations are not
+//! remembered). Each node carries the last step its neighbourhood changed: a match holding it was
+//! found, or a node of a match in its index (itself included) ended. When none of the nodes a
+//! stillborn derivation took in has changed at the step it was made at or since, the same start
+//! derives the same stillborn element again: same applications in the same order, same end. The
+//! memo keeps such derivations of the last few steps by (class, start match, set) and, when one is
+//! valid, makes in its place a stillborn element of the same class (the same element id, the same
+//! starts covered for the rest of the step) without deriving it. What a later rebirth reads of a
+//! stillborn element (`node_stillborn`: its nodes, and its applications of start sets) is not kept
+//! for the replica: the derivation it repeats is kept there already, with the same nodes and the
+//! same starts, and a rebirth offers each start once whichever elements hold it (`derive`).
+//!
+//! `tests/go_classify.rs` (`remembered_stillborn_derivations_are_the_ones_derived`: the timeline
+//! with and without the memo), `tests/go_live.rs` (moves tried and taken back) and the
+//! byte-identical outputs of `scripts/compare-json.sh` check that the timeline is the one the
+//! derivations make.
+
+use rustc_hash::FxHashMap;
+
+use super::level::{Elem, EndKind, Level, StepCtx};
+use crate::ets::growth::grow;
+use crate::ets::ids::{ElementId, MatchId, NONE, NodeId};
+
+/// How many steps a remembered derivation is kept after the step it was last made or replayed at.
+const KEPT_STEPS: u32 = 4;
+
+/// A stillborn derivation of a start, as it was made.
+#[derive(Debug, Clone)]
+pub(crate) struct Flood {
+    /// The step it was last made (or replayed) at.
+    t0: u32,
+    /// Its last state.
+    state: u32,
+    /// Whether it had become complete before it terminated.
+    complete: bool,
+    /// Its applications, in order.
+    apps: Vec<MatchId>,
+    /// The nodes it took in, in order.
+    nodes: Vec<NodeId>,
+}
+
+/// The remembered derivations of a level, and what the current step's replays covered.
+#[derive(Debug, Clone)]
+pub(crate) struct FloodMemo {
+    /// Whether derivations are remembered ([`super::Timeline::remember_floods`]).
+    pub(crate) on: bool,
+    /// How many elements were made from the memo.
+    pub(crate) replays: u64,
+    floods: FxHashMap<(u16, MatchId, u8), Flood>,
+    /// Per node: the last step its neighbourhood changed (a match holding it was found, or a node of
+    /// a match in its index ended).
+    changed: Vec<u32>,
+    /// This step: (match, class) applied by the replayed elements (see [`Level::covered`]).
+    covered: rustc_hash::FxHashSet<(MatchId, u16)>,
+    /// Set when a derivation forks or tries a late fork: it read other elements.
+    pub(crate) impure: bool,
+}
+
+impl Default for FloodMemo {
+    fn default() -> Self {
+        FloodMemo {
+            on: true,
+            replays: 0,
+            floods: FxHashMap::default(),
+            changed: Vec::new(),
+            covered: Default::default(),
+            impure: false,
+        }
+    }
+}
+
+impl FloodMemo {
+    /// A new step `t`: forget what the last step covered and derivations too old to keep.
+    pub(crate) fn begin_step(&mut self, t: u32) {
+        self.covered.clear();
+        self.floods.retain(|_, f| f.t0 + KEPT_STEPS >= t);
+    }
+    /// The neighbourhoods of `nodes` changed at step `t`.
+    pub(crate) fn changed(&mut self, nodes: &[NodeId], t: u32) {
+        for &x in nodes {
+            if self.changed.len() <= x as usize {
+                let extra = x as usize + 1 - self.changed.len();
+                grow(&mut self.changed, extra);
+                self.changed.resize(x as usize + 1, 0);
+            }
+            self.changed[x as usize] = t;
+        }
+    }
+    /// Whether the neighbourhood of any of `nodes` changed at step `t` or later.
+    fn changed_since(&self, nodes: &[NodeId], t: u32) -> bool {
+        nodes
+            .iter()
+            .any(|&x| self.changed.get(x as usize).is_some_and(|&s| s >= t))
+    }
+    /// Whether a replayed element of class `cls` applied `m` at this step.
+    pub(crate) fn covers(&self, m: MatchId, cls: u16) -> bool {
+        !self.covered.is_empty() && self.covered.contains(&(m, cls))
+    }
+    /// Undo of step `t`: what was made or replayed at it is forgotten (the steps before it stay
+    /// as they were; `node_new` may stay later than it was, which only forgets more).
+    pub(crate) fn forget_from(&mut self, t: u32) {
+        self.floods.retain(|_, f| f.t0 < t);
+        self.covered.clear();
+    }
+    /// Heap bytes held.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.changed.capacity() * 4
+            + self
+                .floods
+                .values()
+                .map(|f| (f.apps.capacity() + f.nodes.capacity()) * 4 + 64)
+                .sum::<usize>()
+    }
+}
+
+impl Level {
+    /// Makes, without deriving it, the stillborn element that class `cls` would derive from start
+    /// `m` through `set` at this step, if a remembered derivation is still valid. Returns whether
+    /// it did.
+    pub(crate) fn replay_flood(&mut self, cx: &mut StepCtx, cls: u16, m: MatchId, set: u8) -> bool {
+        let key = (cls, m, set);
+        if !self.memo.on {
+            return false;
+        }
+        let Some(f) = self.memo.floods.get(&key) else {
+            return false;
+        };
+        // Nothing changed around it at its step or since (at its step: a node ending then was
+        // still there for it, and is not now).
+        let valid = f.t0 < cx.t && !self.memo.changed_since(&f.nodes, f.t0);
+        if !valid {
+            self.memo.floods.remove(&key);
+            return false;
+        }
+        self.memo.replays += 1;
+        let f = self.memo.floods.get_mut(&key).expect("found above");
+        f.t0 = cx.t;
+        let t = cx.t;
+        grow(&mut self.elems, 1);
+        self.elems.push(Elem {
+            cls,
+            class: self.table.classes[cls as usize].class,
+            state: f.state,
+            born: t,
+            complete_at: if f.complete { t } else { NONE },
+            ended: t,
+            merged_into: NONE,
+            end_kind: EndKind::Terminated,
+            apps: Vec::new(),
+            start_apps: Vec::new(),
+            sets: Vec::new(),
+            runs: Vec::new(),
+            nodes: Vec::new(),
+            pending: Vec::new(),
+            open: 0,
+            last: t,
+            touched: t,
+            applied_at: t,
+            stillborn: true,
+            created: t,
+        });
+        self.above.push(NONE);
+        for &a in &f.apps {
+            self.memo.covered.insert((a, cls));
+            if !self.store.holders(a).is_empty() {
+                self.shared.push(a);
+            }
+        }
+        true
+    }
+
+    /// Remembers the derivation of element `e`, begun at this step from start `m` through `set`
+    /// (the level had `before` elements when it began), if it was stillborn and read no other
+    /// element.
+    pub(crate) fn remember_flood(&mut self, cx: &StepCtx, e: ElementId, m: MatchId, set: u8, before: usize) {
+        let el = &self.elems[e as usize];
+        let key = (el.cls, m, set);
+        if !self.memo.on {
+            return;
+        }
+        if !el.stillborn || self.memo.impure || self.elems.len() != before + 1 {
+            self.memo.floods.remove(&key);
+            return;
+        }
+        if self.memo.changed_since(&el.nodes, cx.t) {
+            // What it read changes at this step: it would not be valid at any later step.
+            self.memo.floods.remove(&key);
+            return;
+        }
+        let flood = Flood {
+            t0: cx.t,
+            state: el.state,
+            complete: el.complete_at != NONE,
+            apps: el.apps.clone(),
+            nodes: el.nodes.clone(),
+        };
+        self.memo.floods.insert(key, flood);
+    }
+}
