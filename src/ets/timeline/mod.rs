@@ -717,28 +717,32 @@ fn diameter(p: &super::matching::Pattern) -> usize {
 /// The matches holding primitive `x`: those anchored at a primitive within `reach` processes of
 /// it (a match's primitives are that close to each other) and at or after it.
 fn matches_near(s: &Struct, by_anchor: &[u32], reach: usize, x: NodeId, out: &mut Vec<MatchId>) {
-    let mut seen: rustc_hash::FxHashSet<NodeId> = rustc_hash::FxHashSet::default();
-    let mut frontier = vec![x];
-    seen.insert(x);
+    // Breadth first, `reach` processes out: each layer of the search sorted and without the nodes
+    // seen before it (the neighbourhood holds a few dozen primitives: sorted lists are cheaper
+    // here than a hash set made for each call).
+    let mut seen: SmallVec<[NodeId; 128]> = SmallVec::new();
+    let mut frontier: SmallVec<[NodeId; 64]> = SmallVec::new();
+    let mut next: SmallVec<[NodeId; 64]> = SmallVec::new();
+    seen.push(x);
+    frontier.push(x);
     for _ in 0..reach {
-        let mut next = Vec::new();
+        next.clear();
         for &y in &frontier {
-            for (_, z) in s.outgoing(y) {
-                if seen.insert(z) {
-                    next.push(z);
-                }
-            }
-            for (z, _) in s.incoming(y) {
-                if seen.insert(z) {
-                    next.push(z);
-                }
-            }
+            next.extend(s.outgoing(y).map(|(_, z)| z));
+            next.extend(s.incoming(y).map(|(z, _)| z));
         }
-        frontier = next;
+        next.sort_unstable();
+        next.dedup();
+        next.retain(|z| seen.binary_search(z).is_err());
+        if next.is_empty() {
+            break;
+        }
+        seen.extend_from_slice(&next);
+        seen.sort_unstable();
+        std::mem::swap(&mut frontier, &mut next);
     }
-    let mut anchors: Vec<NodeId> = seen.into_iter().filter(|&y| y >= x).collect();
-    anchors.sort_unstable();
-    for y in anchors {
+    // The matches anchored at a primitive of the neighbourhood at or after x, in node order.
+    for &y in seen.iter().filter(|&&y| y >= x) {
         let (Some(&a), Some(&b)) = (by_anchor.get(y as usize), by_anchor.get(y as usize + 1)) else {
             continue;
         };
