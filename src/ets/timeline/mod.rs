@@ -87,7 +87,8 @@ struct Plan0 {
 /// Level-n plans: anchored at one variable, or at both ends of one pattern link.
 #[derive(Debug, Clone, Default)]
 struct PlansN {
-    /// Per node kind: `(constraint, plan)` anchored at a variable of that kind.
+    /// Per node kind: `(constraint, plan)` anchored at a variable of that kind that is not an end
+    /// of a two-ended CEL link (those are reached from the new links).
     by_kind: Vec<Vec<(ConstraintId, Plan)>>,
     /// Per constraint of the level below (the link's label): `(constraint, plan, kinds)` anchored
     /// at the two ends of a pattern link with that label, whose variables have these node kinds
@@ -105,8 +106,19 @@ impl PlansN {
         let empty = LevelHost::default();
         for &c in &lv.table.constraints {
             let p = &setting.constraint(c).pattern;
+            // A variable at an end of a two-ended CEL link is reached from the new links: every
+            // link of a new node is new (it was made when the node came, or later), so a match
+            // holding a new node there is found from that link. Only the other variables are
+            // anchored at new nodes.
+            let on_link = |v: usize| {
+                p.links.iter().any(|l| {
+                    matches!((l.label, &l.ends[..]), (LinkLabel::Cel(_), [(a, _), (b, _)]) if *a as usize == v || *b as usize == v)
+                })
+            };
             for (v, var) in p.vars.iter().enumerate() {
-                pn.by_kind[var.kind as usize].push((c, Plan::compile(p, &[v], &empty)));
+                if !on_link(v) {
+                    pn.by_kind[var.kind as usize].push((c, Plan::compile(p, &[v], &empty)));
+                }
             }
             for l in &p.links {
                 if let (LinkLabel::Cel(on), [(a, _), (b, _)]) = (l.label, &l.ends[..]) {
