@@ -472,6 +472,12 @@ fn bench_classify(a: &BenchArgs, file: &Path) -> miette::Result<ExitCode> {
         b.move_n_over_timeline,
         m = b.move_n
     );
+    println!(
+        "    the same classification of positions 0..={m}; their outputs: the position's JSON {:.1} ms, the timeline's JSON {:.1} ms",
+        b.move_n_output_ms,
+        b.timeline_output_ms,
+        m = b.move_n
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -64,6 +64,11 @@ pub struct ClassifyBench {
     pub timeline_to_n_ms: f64,
     /// Median over the repetitions of `move_n_ms / timeline_to_n_ms` (each pair adjacent in time).
     pub move_n_over_timeline: f64,
+    /// Of `move_n_ms`, the output: the classification at N built (its JSON), median.
+    pub move_n_output_ms: f64,
+    /// Of `timeline_to_n_ms`, the output: the timeline's JSON built, median. The two routes
+    /// classify positions 0..=N by the same call; they differ by their outputs alone.
+    pub timeline_output_ms: f64,
     /// Primitives of the whole record's struct.
     pub primitives: usize,
     /// Heap bytes of the struct per primitive.
@@ -234,19 +239,25 @@ pub fn classify(
     // `--move N` beside `--timeline` up to N: the same positions, the two outputs' JSON built.
     let m = move_n.unwrap_or(n).min(n);
     let (mut one, mut upto, mut pair) = (Vec::new(), Vec::new(), Vec::new());
-    let one_position = || -> Result<f64, BenchError> {
+    let (mut one_out, mut upto_out) = (Vec::new(), Vec::new());
+    // Each route: (whole, of which its output).
+    let one_position = || -> Result<(f64, f64), BenchError> {
         let t = Instant::now();
         let g = classify_game(setting.clone(), &replay.positions[..=m], &last[..=m], opts, Some(2))?;
+        let o = Instant::now();
         std::hint::black_box(g.position_json(m as u32, false, false));
+        let out = o.elapsed().as_secs_f64();
         drop(g);
-        Ok(t.elapsed().as_secs_f64())
+        Ok((t.elapsed().as_secs_f64(), out))
     };
-    let timeline = || -> Result<f64, BenchError> {
+    let timeline = || -> Result<(f64, f64), BenchError> {
         let t = Instant::now();
         let g = classify_game(setting.clone(), &replay.positions[..=m], &last[..=m], opts, Some(2))?;
+        let o = Instant::now();
         std::hint::black_box(g.timeline_json(false));
+        let out = o.elapsed().as_secs_f64();
         drop(g);
-        Ok(t.elapsed().as_secs_f64())
+        Ok((t.elapsed().as_secs_f64(), out))
     };
     for r in 0..reps {
         // In turn first and second: the first run of a pair may find the memory the other left.
@@ -257,9 +268,11 @@ pub fn classify(
             let b = timeline()?;
             (one_position()?, b)
         };
-        one.push(a);
-        upto.push(b);
-        pair.push(a / b);
+        one.push(a.0);
+        upto.push(b.0);
+        pair.push(a.0 / b.0);
+        one_out.push(a.1);
+        upto_out.push(b.1);
     }
     let o = median(ours.clone());
     let (p, ratio, pairs) = if theirs.is_empty() {
@@ -280,6 +293,8 @@ pub fn classify(
         move_n_ms: median(one) * 1e3,
         timeline_to_n_ms: median(upto) * 1e3,
         move_n_over_timeline: median(pair),
+        move_n_output_ms: median(one_out) * 1e3,
+        timeline_output_ms: median(upto_out) * 1e3,
         primitives: prims,
         bytes_per_primitive: heap as f64 / prims.max(1) as f64,
         timeline_bytes_per_primitive: all_heap as f64 / prims.max(1) as f64,
