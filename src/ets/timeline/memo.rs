@@ -20,10 +20,10 @@
 //! for the replica: the derivation it repeats is kept there already, with the same nodes and the
 //! same starts, and a rebirth offers each start once whichever elements hold it (`derive`).
 //!
-//! `tests/go_classify.rs` (`remembered_stillborn_derivations_are_the_ones_derived`: the timeline
-//! with and without the memo), `tests/go_live.rs` (moves tried and taken back) and the
-//! byte-identical outputs of `scripts/compare-json.sh` check that the timeline is the one the
-//! derivations make.
+//! The integration tests check that the timeline is the one the derivations make: the
+//! classification tests (`remembered_stillborn_derivations_are_the_ones_derived`: the timeline
+//! with and without the memo) and the live-game tests (moves tried and taken back); so do the
+//! byte-identical outputs of `scripts/compare-json.sh`.
 
 use rustc_hash::FxHashMap;
 
