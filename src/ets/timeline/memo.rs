@@ -107,7 +107,7 @@ impl FloodMemo {
         !self.covered.is_empty() && self.covered.contains(&(m, cls))
     }
     /// Undo of step `t`: what was made or replayed at it is forgotten (the steps before it stay
-    /// as they were; `node_new` may stay later than it was, which only forgets more).
+    /// as they were; a node's `changed` mark may stay later than it was, which only forgets more).
     pub(crate) fn forget_from(&mut self, t: u32) {
         self.floods.retain(|_, f| f.t0 < t);
         self.covered.clear();
