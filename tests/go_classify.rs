@@ -697,7 +697,7 @@ fn remembered_stillborn_derivations_are_the_ones_derived() {
                 let (first, last) = (&r.positions[0], last_moves(&r));
                 let mut g =
                     GoTimeline::new(setting().clone(), (first.cols(), first.rows()), opts(att), Some(2)).unwrap();
-                g.timeline_mut().remember_floods(memo);
+                g.remember_floods(memo);
                 for (b, m) in r.positions.iter().zip(&last) {
                     g.push(b, *m).unwrap();
                 }

@@ -146,9 +146,10 @@ impl GoTimeline {
         self.sensor.keep_journal(keep);
         self.timeline.keep_journal(keep);
     }
-    /// The timeline, to set how it works ([`Timeline::remember_floods`]) before positions come.
-    pub fn timeline_mut(&mut self) -> &mut Timeline {
-        &mut self.timeline
+    /// Whether the timeline remembers stillborn derivations ([`Timeline::remember_floods`]; on by
+    /// default, the classification the same either way).
+    pub fn remember_floods(&mut self, on: bool) {
+        self.timeline.remember_floods(on);
     }
     /// Perceives the next position (`board`, reached by `last_move`) as one step; returns the
     /// levels, whose deltas say what the step changed.

@@ -103,6 +103,32 @@ pub(crate) struct ElemSnap {
 }
 
 impl Elem {
+    /// A living element of class `cls` (`class` in the setting) begun at step `t` in `state`,
+    /// with nothing applied yet.
+    pub(crate) fn begun(cls: u16, class: ClassId, state: u32, t: u32) -> Elem {
+        Elem {
+            cls,
+            class,
+            state,
+            born: t,
+            complete_at: NONE,
+            ended: NONE,
+            merged_into: NONE,
+            end_kind: EndKind::Living,
+            apps: Vec::new(),
+            start_apps: Vec::new(),
+            sets: Vec::new(),
+            runs: Vec::new(),
+            nodes: Vec::new(),
+            pending: Vec::new(),
+            open: 0,
+            last: NONE,
+            touched: t,
+            applied_at: NONE,
+            stillborn: false,
+            created: t,
+        }
+    }
     #[inline]
     fn forked_now(&self, t: u32) -> bool {
         self.created == t
@@ -1111,34 +1137,19 @@ impl Level {
             .find(|&&(s, _)| s == set)
             .map(|&(_, t)| t)
             .expect("a start set");
-        let e = self.elems.len() as ElementId;
-        grow(&mut self.elems, 1);
-        self.elems.push(Elem {
-            cls,
-            class: cr.class,
-            state: cr.start,
-            born: cx.t,
-            complete_at: NONE,
-            ended: NONE,
-            merged_into: NONE,
-            end_kind: EndKind::Living,
-            apps: Vec::new(),
-            start_apps: Vec::new(),
-            sets: Vec::new(),
-            runs: Vec::new(),
-            nodes: Vec::new(),
-            pending: Vec::new(),
-            open: 0,
-            last: NONE,
-            touched: cx.t,
-            applied_at: NONE,
-            stillborn: false,
-            created: cx.t,
-        });
-        self.above.push(NONE);
+        let e = self.push_element(Elem::begun(cls, cr.class, cr.start, cx.t));
         self.touched_now.push(e);
         self.delta.born.push(e);
         self.take(cx, e, m, set, to);
+        e
+    }
+
+    /// Adds element `el` (not yet a node of the level above); returns its id.
+    pub(crate) fn push_element(&mut self, el: Elem) -> ElementId {
+        let e = self.elems.len() as ElementId;
+        grow(&mut self.elems, 1);
+        self.elems.push(el);
+        self.above.push(NONE);
         e
     }
 

@@ -143,39 +143,26 @@ impl Level {
             return false;
         }
         self.memo.replays += 1;
-        let f = self.memo.floods.get_mut(&key).expect("found above");
-        f.t0 = cx.t;
         let t = cx.t;
-        grow(&mut self.elems, 1);
-        self.elems.push(Elem {
-            cls,
-            class: self.table.classes[cls as usize].class,
-            state: f.state,
-            born: t,
-            complete_at: if f.complete { t } else { NONE },
-            ended: t,
-            merged_into: NONE,
-            end_kind: EndKind::Terminated,
-            apps: Vec::new(),
-            start_apps: Vec::new(),
-            sets: Vec::new(),
-            runs: Vec::new(),
-            nodes: Vec::new(),
-            pending: Vec::new(),
-            open: 0,
-            last: t,
-            touched: t,
-            applied_at: t,
-            stillborn: true,
-            created: t,
-        });
-        self.above.push(NONE);
-        for &a in &f.apps {
+        let f = self.memo.floods.get_mut(&key).expect("found above");
+        f.t0 = t;
+        // As a derivation begun here and terminated at once would leave it (`Level::terminate`).
+        let mut el = Elem::begun(cls, self.table.classes[cls as usize].class, f.state, t);
+        el.complete_at = if f.complete { t } else { NONE };
+        el.ended = t;
+        el.end_kind = EndKind::Terminated;
+        el.last = t;
+        el.applied_at = t;
+        el.stillborn = true;
+        let apps = std::mem::take(&mut f.apps);
+        for &a in &apps {
             self.memo.covered.insert((a, cls));
             if !self.store.holders(a).is_empty() {
                 self.shared.push(a);
             }
         }
+        self.memo.floods.get_mut(&key).expect("found above").apps = apps;
+        self.push_element(el);
         true
     }
 
