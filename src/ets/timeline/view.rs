@@ -32,11 +32,12 @@ impl Snapshot {
     }
 
     /// The same elements in the same order, with the same level structs above them, but the
-    /// elements of level 0 listed without their applications (`applications` empty): what one
-    /// position's element list and overlap graphs need. Level 0 lists every element begun by the
-    /// step with every application it made — most of a whole game's matches — so this saves
-    /// building and sorting them; only elements of one class with the same nodes are told apart
-    /// by their applications, built for those alone.
+    /// elements of level 0 listed without their nodes and applications (`nodes` and
+    /// `applications` empty): what one position's element list and overlap graphs need. Level 0
+    /// lists every element begun by the step with every application it made — most of a whole
+    /// game's matches — so this saves building and sorting them. The order needs the nodes of
+    /// elements of one class with the same least node alone, and their applications only when
+    /// their nodes tie too (at the last step; at an earlier one, every element's nodes up to it).
     pub fn names_at(tl: &Timeline, t: u32, forming: bool) -> Snapshot {
         Snapshot::build(tl, t, forming, true)
     }
@@ -62,6 +63,14 @@ impl Snapshot {
                     }
                 })
                 .collect();
+            if k == 0 && light && listed.iter().all(|&e| lv.element(e).applied_at <= t) {
+                let sizes = (setting.classes().len(), setting.constraints().len());
+                let (level, listed) = level0_whole(lv, listed, t, sizes);
+                index_below = listed.iter().enumerate().map(|(i, &e)| (e, i as NodeId)).collect();
+                levels.push(level);
+                ids.push(listed);
+                continue;
+            }
             let present_node = |x: NodeId| k == 0 || lv.host().present(x, t);
             // Each node once per element: a mark per node (level 0: the struct's primitives;
             // level n: the elements listed below), the element's number the mark.
@@ -174,7 +183,13 @@ impl Snapshot {
             let spans: Vec<(usize, usize)> = order.iter().map(|&i| spans[i]).collect();
             let listed: Vec<ElementId> = order.iter().map(|&i| listed[i]).collect();
             let mut slots: Vec<Option<Element>> = elements.into_iter().map(Some).collect();
-            let elements: Vec<Element> = order.iter().map(|&i| slots[i].take().expect("once")).collect();
+            let mut elements: Vec<Element> = order.iter().map(|&i| slots[i].take().expect("once")).collect();
+            if light {
+                // Their nodes served the order; level 0 of a light snapshot lists none.
+                for e in &mut elements {
+                    e.nodes = Vec::new();
+                }
+            }
             // The level-n+1 struct over the elements present at t: a CEL per application two or
             // more of them share. Each application is one match of the level's store (a match is
             // stored once per constraint and nodes, and level-n nodes map one to one onto the
@@ -247,6 +262,143 @@ impl Snapshot {
             ids,
         }
     }
+}
+
+/// Level 0 of a light snapshot ([`Snapshot::names_at`]) at a step `t` by which every listed
+/// element made all its applications (the last step of a timeline classified up to one
+/// position): the elements in [`Snapshot::at`]'s order, without nodes or applications, and the
+/// level-1 struct over those present.
+///
+/// The order (class, then nodes ascending, then applications) is found from each element's
+/// least node, which decides it but for ties; only the elements of a tie get their nodes (and,
+/// when those tie too, their applications) sorted. The CELs come from one pass over the level's
+/// matches in store order: a match two or more present elements hold (all of them applied it by
+/// `t`) is a CEL between them.
+fn level0_whole(
+    lv: &crate::ets::timeline::Level,
+    listed: Vec<ElementId>,
+    t: u32,
+    (classes, constraints): (usize, usize),
+) -> (LevelResult, Vec<ElementId>) {
+    let least: Vec<(crate::ets::ids::ClassId, Option<NodeId>)> = listed
+        .iter()
+        .map(|&e| {
+            let el = lv.element(e);
+            (el.class(), el.nodes().iter().min().copied())
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..listed.len()).collect();
+    // Stable: a tie keeps the listing order, as the whole key's stable sort keeps it.
+    order.sort_by_key(|&i| least[i]);
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i + 1;
+        while j < order.len() && least[order[j]] == least[order[i]] {
+            j += 1;
+        }
+        if j - i > 1 {
+            // (class, least node) is a coarsening of (class, sorted nodes): ties are ordered
+            // within their run.
+            let mut run: Vec<(Vec<NodeId>, usize)> = order[i..j]
+                .iter()
+                .map(|&x| {
+                    let mut v = lv.element(listed[x]).nodes().to_vec();
+                    v.sort_unstable();
+                    (v, x)
+                })
+                .collect();
+            let apps = |x: usize| level0_applications(lv, lv.element(listed[x]).applications());
+            run.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| apps(a.1).cmp(&apps(b.1))));
+            for (slot, (_, x)) in order[i..j].iter_mut().zip(run) {
+                *slot = x;
+            }
+        }
+        i = j;
+    }
+    let listed: Vec<ElementId> = order.iter().map(|&i| listed[i]).collect();
+    let elements: Vec<Element> = listed
+        .iter()
+        .map(|&e| {
+            let el = lv.element(e);
+            Element {
+                class: el.class(),
+                nodes: Vec::new(),
+                applications: Vec::new(),
+                complete: el.completed().is_some_and(|c| c <= t),
+            }
+        })
+        .collect();
+    // Element id → its node in the level-1 struct (the present elements, in listed order).
+    let mut living_of = vec![NodeId::MAX; lv.elements().len()];
+    let mut kinds = Vec::new();
+    for &e in &listed {
+        let el = lv.element(e);
+        if el.present_at(t) {
+            living_of[e as usize] = kinds.len() as NodeId;
+            kinds.push(el.class().0);
+        }
+    }
+    // The same CEL comes step after step: each present element keeps, per constraint, the
+    // partner of the last pair CEL it was found in (plus one; zero: none yet), which turns most
+    // repeats away before the hash set (the set decides).
+    let mut last: Vec<NodeId> = vec![0; kinds.len() * constraints];
+    let mut pairs: FxHashSet<(ConstraintId, NodeId, NodeId)> = FxHashSet::default();
+    let mut sets: FxHashSet<(ConstraintId, SmallVec<[NodeId; 4]>)> = FxHashSet::default();
+    let mut cels: Vec<Cel> = Vec::new();
+    for m in 0..lv.match_count() as MatchId {
+        let mut members: SmallVec<[NodeId; 4]> = match *lv.match_holders(m) {
+            [] | [_] => continue,
+            [x, y] => {
+                let (a, b) = (living_of[x as usize], living_of[y as usize]);
+                if a == NodeId::MAX || b == NodeId::MAX {
+                    continue;
+                }
+                let (a, b) = (a.min(b), a.max(b));
+                let c = lv.constraint(m);
+                let slot = &mut last[a as usize * constraints + c.0 as usize];
+                if *slot == b + 1 {
+                    continue;
+                }
+                *slot = b + 1;
+                if pairs.insert((c, a, b)) {
+                    cels.push(Cel {
+                        constraint: c,
+                        members: vec![a, b],
+                    });
+                }
+                continue;
+            }
+            ref holders => holders
+                .iter()
+                .map(|&e| living_of[e as usize])
+                .filter(|&j| j != NodeId::MAX)
+                .collect(),
+        };
+        if members.len() < 2 {
+            continue;
+        }
+        members.sort_unstable();
+        let c = lv.constraint(m);
+        let new = match members[..] {
+            [a, b] => pairs.insert((c, a, b)),
+            _ => sets.insert((c, members.clone())),
+        };
+        if new {
+            cels.push(Cel {
+                constraint: c,
+                members: members.to_vec(),
+            });
+        }
+    }
+    let above = LevelStruct::from_parts(1, classes, kinds, cels);
+    (
+        LevelResult {
+            level: 0,
+            elements,
+            above,
+        },
+        listed,
+    )
 }
 
 /// A level-0 element's applications from the matches it keeps, as [`Snapshot::at`] lists them:
