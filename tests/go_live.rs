@@ -207,6 +207,53 @@ fn moves_tried_and_taken_back_leave_no_trace() {
 }
 
 #[test]
+fn remembered_floods_outlive_a_move_taken_back() {
+    // A search tries move after move from one position, again and again. The stillborn
+    // derivations the memo makes again without deriving them at the first round are made again
+    // at every later round (taking a move back puts back what the memo knows of the nodes the move
+    // changed, and keeps what it replayed), and every try changes the classification as it does
+    // with the memo off.
+    let r = game(Path::new("tests/data/games/tom-9d/2005-01-8557986.sgf"));
+    let opts = GameOptions {
+        top: Some(2),
+        ..options(Attention::FOCUS)
+    };
+    let mut g = Game::from_replay(setting().clone(), &r, 120, opts).unwrap();
+    let mut off = g.fork();
+    off.remember_floods(false);
+    let replays = |g: &Game| g.classification().timeline().flood_replays();
+    // (Counted since the record's first position.)
+    let off_before = replays(&off);
+    let legal = g.legal_moves();
+    let tries: Vec<Point> = legal.iter().step_by(legal.len() / 6).copied().collect();
+    // Per round, per move: the derivations replayed.
+    let mut seen: Vec<Vec<u64>> = Vec::new();
+    for _ in 0..3 {
+        let mut round = Vec::new();
+        for &p in &tries {
+            let before = replays(&g);
+            g.play(p).unwrap();
+            round.push(replays(&g) - before);
+            off.play(p).unwrap();
+            for l in 0..3 {
+                assert_eq!(g.delta(l), off.delta(l), "{p:?}, level {l}");
+            }
+            g.undo().unwrap();
+            off.undo().unwrap();
+        }
+        seen.push(round);
+    }
+    assert!(
+        seen.iter().all(|r| *r == seen[0]),
+        "replays per round and move: {seen:?}"
+    );
+    let total: u64 = seen[0].iter().sum();
+    assert_eq!(replays(&off), off_before);
+    assert!(total > 50, "{total} derivations replayed");
+    assert_eq!(lives(g.classification()), lives(off.classification()));
+}
+
+#[test]
 fn the_referee_knows_ko_suicide_captures_and_scores() {
     let st = setting();
     let mut g = Game::new(st.clone(), 5, 5, GameOptions::default()).unwrap();

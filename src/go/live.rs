@@ -282,6 +282,12 @@ impl Game {
         })
     }
 
+    /// Whether the classification remembers stillborn derivations ([`GoTimeline::remember_floods`];
+    /// on by default). Turning it off changes no result, only the time a move takes.
+    pub fn remember_floods(&mut self, on: bool) {
+        Arc::make_mut(&mut self.classes).remember_floods(on);
+    }
+
     /// Plays a stone for the player to move.
     pub fn play(&mut self, p: Point) -> Result<&[crate::ets::timeline::Level], GameError> {
         self.play_move(Move::Play(p))

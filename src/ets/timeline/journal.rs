@@ -25,6 +25,8 @@ pub(crate) enum Entry {
     HostEnded(u8, NodeId),
     /// A terminal site of an earlier primitive was free.
     Slot(NodeId, u16),
+    /// The memo's mark of a node (level n) was this step (`memo::FloodMemo::changed`).
+    Changed(u8, NodeId, u32),
 }
 
 /// Sizes before a step, and the changes it made to earlier data.

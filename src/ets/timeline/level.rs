@@ -1169,7 +1169,7 @@ impl Level {
     /// start elements, in the order derivations are tried (latest node, set, constraint, nodes),
     /// each new element derived at once; recorded matches; merges.
     pub(crate) fn derive(&mut self, cx: &mut StepCtx, ended_nodes: &[NodeId]) {
-        self.memo.begin_step(cx.t);
+        self.memo.begin_step(cx.t, cx.journal.is_some());
         let n_old = self.elems.len() as ElementId;
         let end = self.store.len() as MatchId;
         // 1. Existing elements.

@@ -27,6 +27,7 @@
 
 use rustc_hash::FxHashMap;
 
+use super::journal::Entry;
 use super::level::{Elem, EndKind, Level, StepCtx};
 use crate::ets::growth::grow;
 use crate::ets::ids::{ElementId, MatchId, NONE, NodeId};
@@ -34,11 +35,20 @@ use crate::ets::ids::{ElementId, MatchId, NONE, NodeId};
 /// How many steps a remembered derivation is kept after the step it was last made or replayed at.
 const KEPT_STEPS: u32 = 4;
 
+/// How many of the last steps can be taken back with the memo as it was before them (older
+/// undos forget more: derivations are then made instead of replayed).
+const UNDO_STEPS: u32 = 64;
+
+/// A remembered derivation's key: (class, start match, set).
+type FloodKey = (u16, MatchId, u8);
+
 /// A stillborn derivation of a start, as it was made.
 #[derive(Debug, Clone)]
 pub(crate) struct Flood {
-    /// The step it was last made (or replayed) at.
+    /// The step it was made at: it holds while none of its nodes has changed since.
     t0: u32,
+    /// The step it was last made or replayed at (how long it is kept).
+    used: u32,
     /// Its last state.
     state: u32,
     /// Whether it had become complete before it terminated.
@@ -56,7 +66,14 @@ pub(crate) struct FloodMemo {
     pub(crate) on: bool,
     /// How many elements were made from the memo.
     pub(crate) replays: u64,
-    floods: FxHashMap<(u16, MatchId, u8), Flood>,
+    floods: FxHashMap<FloodKey, Flood>,
+    /// While the timeline keeps its journal: per step, each remembered derivation the step
+    /// dropped or replaced (or `None`: added), in order, for [`FloodMemo::forget_from`].
+    undo: Vec<(u32, FloodKey, Option<Flood>)>,
+    /// Whether this step is journaled.
+    journaled: bool,
+    /// The current step.
+    t: u32,
     /// Per node: the last step its neighbourhood changed (a match holding it was found, or a node of
     /// a match in its index ended).
     changed: Vec<u32>,
@@ -72,6 +89,9 @@ impl Default for FloodMemo {
             on: true,
             replays: 0,
             floods: FxHashMap::default(),
+            undo: Vec::new(),
+            journaled: false,
+            t: 0,
             changed: Vec::new(),
             covered: Default::default(),
             impure: false,
@@ -80,21 +100,59 @@ impl Default for FloodMemo {
 }
 
 impl FloodMemo {
-    /// A new step `t`: forget what the last step covered and derivations too old to keep.
-    pub(crate) fn begin_step(&mut self, t: u32) {
+    /// A new step `t` (`journaled`: the timeline keeps its journal): forget what the last step
+    /// covered and derivations too old to keep.
+    pub(crate) fn begin_step(&mut self, t: u32, journaled: bool) {
         self.covered.clear();
-        self.floods.retain(|_, f| f.t0 + KEPT_STEPS >= t);
+        self.t = t;
+        self.journaled = journaled;
+        let keep = self.undo.partition_point(|u| u.0 + UNDO_STEPS < t);
+        self.undo.drain(..keep);
+        if journaled {
+            let old: Vec<FloodKey> = self
+                .floods
+                .iter()
+                .filter(|(_, f)| f.used + KEPT_STEPS < t)
+                .map(|(k, _)| *k)
+                .collect();
+            for k in old {
+                self.set(k, None);
+            }
+        } else {
+            self.undo.clear();
+            self.floods.retain(|_, f| f.used + KEPT_STEPS >= t);
+        }
     }
-    /// The neighbourhoods of `nodes` changed at step `t`.
-    pub(crate) fn changed(&mut self, nodes: &[NodeId], t: u32) {
+    /// Sets (or drops) the remembered derivation of `key`, logging what it was when journaled.
+    fn set(&mut self, key: FloodKey, flood: Option<Flood>) {
+        let old = match flood {
+            Some(f) => self.floods.insert(key, f),
+            None => self.floods.remove(&key),
+        };
+        if self.journaled {
+            self.undo.push((self.t, key, old));
+        }
+    }
+    /// The neighbourhoods of `nodes` (level `n`) changed at step `t`; each mark it moves is
+    /// journaled with its old value when `journal` is kept.
+    pub(crate) fn changed(&mut self, nodes: &[NodeId], t: u32, journal: &mut Option<&mut Vec<Entry>>, n: u8) {
         for &x in nodes {
             if self.changed.len() <= x as usize {
                 let extra = x as usize + 1 - self.changed.len();
                 grow(&mut self.changed, extra);
                 self.changed.resize(x as usize + 1, 0);
             }
-            self.changed[x as usize] = t;
+            let old = std::mem::replace(&mut self.changed[x as usize], t);
+            if old != t
+                && let Some(j) = journal.as_deref_mut()
+            {
+                j.push(Entry::Changed(n, x, old));
+            }
         }
+    }
+    /// Undo: node `x`'s mark was `old`.
+    pub(crate) fn restore_mark(&mut self, x: NodeId, old: u32) {
+        self.changed[x as usize] = old;
     }
     /// Whether the neighbourhood of any of `nodes` changed at step `t` or later.
     fn changed_since(&self, nodes: &[NodeId], t: u32) -> bool {
@@ -106,9 +164,17 @@ impl FloodMemo {
     pub(crate) fn covers(&self, m: MatchId, cls: u16) -> bool {
         !self.covered.is_empty() && self.covered.contains(&(m, cls))
     }
-    /// Undo of step `t`: what was made or replayed at it is forgotten (the steps before it stay
-    /// as they were; a node's `changed` mark may stay later than it was, which only forgets more).
+    /// Undo of step `t`: the remembered derivations are as they were before it (when it was
+    /// journaled and is among the last [`UNDO_STEPS`]; otherwise what was derived at it is
+    /// forgotten); the journal puts the nodes' marks back as they were.
     pub(crate) fn forget_from(&mut self, t: u32) {
+        while self.undo.last().is_some_and(|u| u.0 >= t) {
+            let (_, key, old) = self.undo.pop().expect("checked");
+            match old {
+                Some(f) => self.floods.insert(key, f),
+                None => self.floods.remove(&key),
+            };
+        }
         self.floods.retain(|_, f| f.t0 < t);
         self.covered.clear();
     }
@@ -118,8 +184,10 @@ impl FloodMemo {
             + self
                 .floods
                 .values()
+                .chain(self.undo.iter().filter_map(|u| u.2.as_ref()))
                 .map(|f| (f.apps.capacity() + f.nodes.capacity()) * 4 + 64)
                 .sum::<usize>()
+            + self.undo.capacity() * std::mem::size_of::<(u32, FloodKey, Option<Flood>)>()
     }
 }
 
@@ -139,13 +207,13 @@ impl Level {
         // still there for it, and is not now).
         let valid = f.t0 < cx.t && !self.memo.changed_since(&f.nodes, f.t0);
         if !valid {
-            self.memo.floods.remove(&key);
+            self.memo.set(key, None);
             return false;
         }
         self.memo.replays += 1;
         let t = cx.t;
         let f = self.memo.floods.get_mut(&key).expect("found above");
-        f.t0 = t;
+        f.used = t;
         // As a derivation begun here and terminated at once would leave it (`Level::terminate`).
         let mut el = Elem::begun(cls, self.table.classes[cls as usize].class, f.state, t);
         el.complete_at = if f.complete { t } else { NONE };
@@ -176,21 +244,26 @@ impl Level {
             return;
         }
         if !el.stillborn || self.memo.impure || self.elems.len() != before + 1 {
-            self.memo.floods.remove(&key);
+            if self.memo.floods.contains_key(&key) {
+                self.memo.set(key, None);
+            }
             return;
         }
         if self.memo.changed_since(&el.nodes, cx.t) {
             // What it read changes at this step: it would not be valid at any later step.
-            self.memo.floods.remove(&key);
+            if self.memo.floods.contains_key(&key) {
+                self.memo.set(key, None);
+            }
             return;
         }
         let flood = Flood {
             t0: cx.t,
+            used: cx.t,
             state: el.state,
             complete: el.complete_at != NONE,
             apps: el.apps.clone(),
             nodes: el.nodes.clone(),
         };
-        self.memo.floods.insert(key, flood);
+        self.memo.set(key, Some(flood));
     }
 }

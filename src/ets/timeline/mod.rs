@@ -649,6 +649,7 @@ impl Timeline {
                 Entry::IndexRemoved(n, x, i, m) => self.levels[n as usize].index[x as usize].insert(i as usize, m),
                 Entry::HostEnded(n, x) => self.levels[n as usize].host.unend(x),
                 Entry::Slot(x, s) => self.strukt.free_terminal(x, s as usize),
+                Entry::Changed(n, x, old) => self.levels[n as usize].memo.restore_mark(x, old),
             }
         }
         for (k, (sz, due)) in l.sizes.iter().zip(l.due).enumerate() {
@@ -829,7 +830,7 @@ fn derive_n(
             continue;
         }
         let m = lv.store.push(c, &nodes, t);
-        lv.memo.changed(&nodes, t);
+        lv.memo.changed(&nodes, t, &mut journal, n as u8);
         for &x in &nodes {
             if lv.index.len() <= x as usize {
                 lv.index.resize(x as usize + 1, SmallVec::new());
@@ -847,10 +848,10 @@ fn derive_n(
     }
     // The nodes around those that end at this step: their neighbourhood changes (`memo`).
     for &x in ended_nodes {
-        lv.memo.changed(&[x], t);
+        lv.memo.changed(&[x], t, &mut journal, n as u8);
         if let Some(ms) = lv.index.get(x as usize) {
             for &m in ms {
-                lv.memo.changed(lv.store.nodes(m), t);
+                lv.memo.changed(lv.store.nodes(m), t, &mut journal, n as u8);
             }
         }
     }
