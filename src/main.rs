@@ -16,21 +16,38 @@ fn main() -> std::process::ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    keep_freed_memory();
-    cli::main()
+    cli::main(tune_allocator)
 }
 
-/// Classifying a game allocates large tables (tens of MiB) and frees them at the end. glibc's
-/// allocator would hand them back to the kernel (large blocks are mapped one by one, and a heap's
-/// free top is trimmed), so that each further game in the same process (`ets bench`, a corpus)
-/// faults all of it in again: about 8,000 page faults and 25–30 ms of kernel time per
-/// 19x19 game on the 2-core machine of `docs/performance.md`. Keep freed memory in the process
-/// instead: blocks up to 32 MiB come from the heaps, and heaps are not trimmed below 1 GiB.
-fn keep_freed_memory() {
+/// glibc's allocator parameters for the command about to run (set once its arguments are read,
+/// before any thread is started).
+///
+/// Classifying a record grows large tables (tens of MiB) for as long as it runs. A command that
+/// classifies one record (`classify`, `dot`, `bench --classify`, which stands for `classify`)
+/// maps every block of 1 MiB or more on its own: such a table then grows by `mremap`, without
+/// copying it and without holding the old and the new copy at once, and nothing is left as a hole
+/// in the heap. For the 301-move game of docs/performance.md that is 10–20% less peak memory and
+/// about 5% less time than keeping them in the heap.
+///
+/// A command that goes through many records in one process (a corpus, a collection, a match, a
+/// server) would hand each record's tables back to the kernel and fault them in again for the
+/// next: about 8,000 page faults and 25–30 ms of kernel time per 19x19 game on the 2-core
+/// machine. It keeps freed memory in the process instead: blocks up to 32 MiB come from the heaps,
+/// and heaps are not trimmed below 1 GiB.
+fn tune_allocator(workload: cli::Workload) {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets allocator parameters; called before any thread is started.
     unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
-        libc::mallopt(libc::M_TRIM_THRESHOLD, 1 << 30);
+        match workload {
+            cli::Workload::OneRecord => {
+                libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+            }
+            cli::Workload::Many => {
+                libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+                libc::mallopt(libc::M_TRIM_THRESHOLD, 1 << 30);
+            }
+        }
     }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    let _ = workload;
 }

@@ -110,13 +110,35 @@ enum Cmd {
 }
 
 /// Runs the command line.
-pub fn main() -> ExitCode {
+/// How a command uses memory (the binary sets the allocator's parameters from it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Workload {
+    /// One record classified (its tables grow for as long as the command runs).
+    OneRecord,
+    /// Many records, games or requests in one process.
+    Many,
+}
+
+impl Workload {
+    fn of(cmd: &Cmd) -> Workload {
+        match cmd {
+            Cmd::Classify(_) | Cmd::Dot(_) => Workload::OneRecord,
+            Cmd::Bench(a) if a.classify.is_some() => Workload::OneRecord,
+            _ => Workload::Many,
+        }
+    }
+}
+
+/// Runs the command line; `tune` is called with the command's [`Workload`] once the arguments
+/// are read, before any thread is started.
+pub fn main(tune: fn(Workload)) -> ExitCode {
     // One message per error, on as many columns as it takes (not wrapped at 80), so that tools
     // and tests can read it.
     let _ = miette::set_hook(Box::new(|_| {
         Box::new(miette::MietteHandlerOpts::new().wrap_lines(false).build())
     }));
     let cli = Cli::parse();
+    tune(Workload::of(&cli.cmd));
     let r = match cli.cmd {
         Cmd::Board(a) => go_cmds::board(a),
         Cmd::Info(a) => info_cmd::run(a),
