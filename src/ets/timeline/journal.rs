@@ -33,7 +33,7 @@ pub(crate) enum Entry {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct StepLog {
     pub nodes: usize,
-    /// Per level: matches, multi-holder lists, elements, host nodes, host links.
+    /// Per level: matches, holder pairs, multi-holder lists, elements, host nodes, host links.
     pub sizes: SmallVec<[LevelSizes; 4]>,
     /// Per level: the elements due to end at the step.
     pub due: SmallVec<[Vec<ElementId>; 4]>,
@@ -44,6 +44,7 @@ pub(crate) struct StepLog {
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct LevelSizes {
     pub matches: usize,
+    pub pairs: usize,
     pub multi: usize,
     pub elements: usize,
     pub host_nodes: usize,

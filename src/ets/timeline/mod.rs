@@ -384,6 +384,7 @@ impl Timeline {
             if let Some(l) = log.as_mut() {
                 l.sizes.push(LevelSizes {
                     matches: lv.store.len(),
+                    pairs: lv.store.pair_count(),
                     multi: lv.store.multi_count(),
                     elements: lv.elems.len(),
                     host_nodes: lv.host.len(),
@@ -661,7 +662,7 @@ impl Timeline {
                 );
                 lv.seen.remove(&key);
             }
-            lv.store.truncate(sz.matches, sz.multi);
+            lv.store.truncate(sz.matches, sz.pairs, sz.multi);
             level::truncate_elements(lv, sz.elements);
             // Elements below that became nodes at the undone step are not nodes any more.
             if k > 0 {

@@ -7,8 +7,12 @@ use smallvec::SmallVec;
 use crate::ets::growth::grow;
 use crate::ets::ids::{ConstraintId, ElementId, MatchId, NONE, NodeId};
 
-/// A holder word: `NONE`, one element, or `MULTI | index` of a list of several.
+/// A holder word: `NONE`, one element, `PAIR | index` of a pair of elements (most shared
+/// matches: 8 bytes each instead of a list's 24), or `MULTI | index` of a list of three or more.
 const MULTI: u32 = 1 << 31;
+const PAIR: u32 = 1 << 30;
+/// The index part of a `PAIR` or `MULTI` word.
+const INDEX: u32 = PAIR - 1;
 
 /// The matches of one level.
 #[derive(Debug, Clone, Default)]
@@ -20,6 +24,8 @@ pub(crate) struct MatchStore {
     /// stored as they are formed, so the step of a match is that of the run holding it).
     formed: Vec<(u32, MatchId)>,
     holder: Vec<u32>,
+    /// Pairs of holders; never changed once made (a third holder makes a list).
+    pairs: Vec<[ElementId; 2]>,
     multi: Vec<SmallVec<[ElementId; 4]>>,
 }
 
@@ -70,10 +76,12 @@ impl MatchStore {
         let h = self.holder[m as usize];
         if h == NONE {
             false
-        } else if h & MULTI == 0 {
-            h == e
+        } else if h & MULTI != 0 {
+            self.multi[(h & INDEX) as usize].contains(&e)
+        } else if h & PAIR != 0 {
+            self.pairs[(h & INDEX) as usize].contains(&e)
         } else {
-            self.multi[(h & !MULTI) as usize].contains(&e)
+            h == e
         }
     }
     /// The elements holding match `m`.
@@ -82,10 +90,12 @@ impl MatchStore {
         let h = &self.holder[m as usize];
         if *h == NONE {
             &[]
-        } else if *h & MULTI == 0 {
-            std::slice::from_ref(h)
+        } else if *h & MULTI != 0 {
+            &self.multi[(*h & INDEX) as usize]
+        } else if *h & PAIR != 0 {
+            &self.pairs[(*h & INDEX) as usize]
         } else {
-            &self.multi[(*h & !MULTI) as usize]
+            std::slice::from_ref(h)
         }
     }
     /// The raw holder word of `m` (for the journal).
@@ -95,23 +105,28 @@ impl MatchStore {
     }
     /// Length of multi-holder list `i` (for the journal), when `word` names one.
     pub fn multi_len(&self, word: u32) -> Option<(u32, u32)> {
-        (word != NONE && word & MULTI != 0).then(|| (word & !MULTI, self.multi[(word & !MULTI) as usize].len() as u32))
+        (word != NONE && word & MULTI != 0).then(|| (word & INDEX, self.multi[(word & INDEX) as usize].len() as u32))
     }
     /// Adds `e` to the holders of `m` (it must not hold it yet).
     pub fn add_holder(&mut self, m: MatchId, e: ElementId) {
+        debug_assert!(e < PAIR, "element ids stay below 2^30");
         let h = self.holder[m as usize];
         if h == NONE {
             self.holder[m as usize] = e;
-        } else if h & MULTI == 0 {
+        } else if h & MULTI != 0 {
+            self.multi[(h & INDEX) as usize].push(e);
+        } else if h & PAIR != 0 {
+            // A third holder: a list (the pair stays as it was, for an undo to name again).
+            let [a, b] = self.pairs[(h & INDEX) as usize];
             let i = self.multi.len() as u32;
-            let mut v = SmallVec::new();
-            v.push(h);
-            v.push(e);
             grow(&mut self.multi, 1);
-            self.multi.push(v);
+            self.multi.push(SmallVec::from_slice(&[a, b, e]));
             self.holder[m as usize] = MULTI | i;
         } else {
-            self.multi[(h & !MULTI) as usize].push(e);
+            let i = self.pairs.len() as u32;
+            grow(&mut self.pairs, 1);
+            self.pairs.push([h, e]);
+            self.holder[m as usize] = PAIR | i;
         }
     }
     /// Removes `e` from the holders of `m` (a stillborn element, added at the current step: the
@@ -121,14 +136,24 @@ impl MatchStore {
         if h == e {
             self.holder[m as usize] = NONE;
         } else if h != NONE && h & MULTI != 0 {
-            let v = &mut self.multi[(h & !MULTI) as usize];
+            let v = &mut self.multi[(h & INDEX) as usize];
             if let Some(i) = v.iter().rposition(|&f| f == e) {
                 v.remove(i);
             }
+        } else if h != NONE && h & PAIR != 0 {
+            // The other one holds it alone (the pair stays as it was).
+            let [a, b] = self.pairs[(h & INDEX) as usize];
+            if b == e {
+                self.holder[m as usize] = a;
+            } else if a == e {
+                self.holder[m as usize] = b;
+            }
         }
     }
-    /// Undo: the store as it was with `matches` matches and `multi` multi-holder lists.
-    pub fn truncate(&mut self, matches: usize, multi: usize) {
+    /// Undo: the store as it was with `matches` matches, `pairs` holder pairs and `multi`
+    /// multi-holder lists.
+    pub fn truncate(&mut self, matches: usize, pairs: usize, multi: usize) {
+        self.pairs.truncate(pairs);
         self.constraint.truncate(matches);
         while self.formed.last().is_some_and(|r| r.1 as usize >= matches) {
             self.formed.pop();
@@ -143,11 +168,15 @@ impl MatchStore {
     pub fn multi_count(&self) -> usize {
         self.multi.len()
     }
+    /// Number of holder pairs (for the journal).
+    pub fn pair_count(&self) -> usize {
+        self.pairs.len()
+    }
     /// Undo: restores the holder word of `m` and the length of the list it names.
     pub fn restore_holder(&mut self, m: MatchId, word: u32, list_len: Option<u32>) {
         self.holder[m as usize] = word;
         if let (Some(len), true) = (list_len, word != NONE && word & MULTI != 0) {
-            self.multi[(word & !MULTI) as usize].truncate(len as usize);
+            self.multi[(word & INDEX) as usize].truncate(len as usize);
         }
     }
     /// Releases spare capacity.
@@ -157,6 +186,7 @@ impl MatchStore {
         self.nodes.shrink_to_fit();
         self.formed.shrink_to_fit();
         self.holder.shrink_to_fit();
+        self.pairs.shrink_to_fit();
         self.multi.shrink_to_fit();
     }
     /// Heap bytes held.
@@ -166,6 +196,48 @@ impl MatchStore {
             + self.nodes.capacity() * 4
             + self.formed.capacity() * 8
             + self.holder.capacity() * 4
+            + self.pairs.capacity() * 8
             + self.multi.capacity() * std::mem::size_of::<SmallVec<[ElementId; 4]>>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ets::ids::ConstraintId;
+
+    #[test]
+    fn holders_go_from_one_to_a_pair_to_a_list_and_back() {
+        let mut s = MatchStore::default();
+        let m = s.push(ConstraintId(0), &[1, 2], 0);
+        let k = s.push(ConstraintId(1), &[2, 3], 0);
+        assert!(s.holders(m).is_empty());
+        s.add_holder(m, 7);
+        assert_eq!(s.holders(m), &[7]);
+        s.add_holder(m, 9);
+        assert_eq!(s.holders(m), &[7, 9]);
+        assert!(s.held_by(m, 9) && s.held_by(m, 7) && !s.held_by(m, 8));
+        assert_eq!((s.pair_count(), s.multi_count()), (1, 0));
+        // A third holder makes a list; the journal's word for the pair still names it.
+        let word = s.holder_word(m);
+        assert_eq!(s.multi_len(word), None);
+        s.add_holder(m, 11);
+        assert_eq!(s.holders(m), &[7, 9, 11]);
+        assert_eq!(s.multi_len(s.holder_word(m)), Some((0, 3)));
+        s.restore_holder(m, word, None);
+        s.truncate(2, 1, 0);
+        assert_eq!(s.holders(m), &[7, 9]);
+        // A stillborn holder leaves a pair to the other one, whichever it is.
+        s.remove_holder(m, 7);
+        assert_eq!(s.holders(m), &[9]);
+        s.add_holder(k, 3);
+        s.add_holder(k, 4);
+        s.remove_holder(k, 4);
+        assert_eq!(s.holders(k), &[3]);
+        s.remove_holder(k, 3);
+        assert!(s.holders(k).is_empty());
+        // Undo of the step that made the pairs.
+        s.truncate(2, 0, 0);
+        assert_eq!(s.pair_count(), 0);
     }
 }
