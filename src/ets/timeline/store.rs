@@ -207,7 +207,7 @@ mod tests {
     use crate::ets::ids::ConstraintId;
 
     #[test]
-    fn holders_go_from_one_to_a_pair_to_a_list_and_back() {
+    fn holders_pass_from_one_to_a_pair_to_a_list_and_back() {
         let mut s = MatchStore::default();
         let m = s.push(ConstraintId(0), &[1, 2], 0);
         let k = s.push(ConstraintId(1), &[2, 3], 0);
