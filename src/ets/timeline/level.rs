@@ -227,7 +227,7 @@ pub struct Level {
     pub(crate) store: MatchStore,
     pub(crate) elems: Vec<Elem>,
     /// Per node: the elements holding it (stillborn ones only during the step they were made in).
-    pub(crate) node_holders: Vec<SmallVec<[ElementId; 4]>>,
+    pub(crate) node_holders: Vec<SmallVec<[ElementId; 6]>>,
     /// Per node: the stillborn elements of earlier steps that held it (only a rebirth reads them,
     /// so level 0 keeps none).
     pub(crate) node_stillborn: Vec<SmallVec<[ElementId; 2]>>,
@@ -369,13 +369,13 @@ impl Level {
                     + e.pending.capacity() * 4
             })
             .sum();
-        let spill = |v: &Vec<SmallVec<[u32; 4]>>| {
-            v.capacity() * std::mem::size_of::<SmallVec<[u32; 4]>>()
+        fn spill<const N: usize>(v: &Vec<SmallVec<[u32; N]>>) -> usize {
+            v.capacity() * std::mem::size_of::<SmallVec<[u32; N]>>()
                 + v.iter()
                     .filter(|s| s.spilled())
                     .map(|s| s.capacity() * 4)
                     .sum::<usize>()
-        };
+        }
         self.store.heap_bytes()
             + elems
             + spill(&self.node_holders)
@@ -731,7 +731,7 @@ impl Level {
         if part.len > 0 {
             // The context node with the fewest holders.
             let nodes = self.store.nodes(m);
-            let mut best: Option<&SmallVec<[ElementId; 4]>> = None;
+            let mut best: Option<&SmallVec<[ElementId; 6]>> = None;
             for (i, &x) in nodes.iter().enumerate() {
                 if !part.context[i] {
                     continue;
