@@ -109,7 +109,6 @@ enum Cmd {
     Evolve(evolve_cmd::EvolveArgs),
 }
 
-/// Runs the command line.
 /// How a command uses memory (the binary sets the allocator's parameters from it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Workload {

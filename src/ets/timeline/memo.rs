@@ -68,7 +68,10 @@ pub(crate) struct FloodMemo {
     pub(crate) replays: u64,
     floods: FxHashMap<FloodKey, Flood>,
     /// While the timeline keeps its journal: per step, each remembered derivation the step
-    /// dropped or replaced (or `None`: added), in order, for [`FloodMemo::forget_from`].
+    /// dropped or replaced (or `None`: added), in order, for [`FloodMemo::forget_from`]. Kept
+    /// apart from the journal (which carries the node marks) so that it stays bounded: nearly
+    /// every remembered derivation is dropped [`KEPT_STEPS`] after its last use, with all its
+    /// applications and nodes, and the journal keeps every step of a timeline.
     undo: Vec<(u32, FloodKey, Option<Flood>)>,
     /// Whether this step is journaled.
     journaled: bool,

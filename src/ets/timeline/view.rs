@@ -340,13 +340,11 @@ fn level0_whole(
     }
     // The same CEL comes step after step: each present element keeps, per constraint, the
     // partner of the last pair CEL it was found in (plus one; zero: none yet), which turns most
-    // repeats away before the hash set (the set decides).
+    // repeats away here; `LevelStruct::from_parts` drops the rest.
     let mut last: Vec<NodeId> = vec![0; kinds.len() * constraints];
-    let mut pairs: FxHashSet<(ConstraintId, NodeId, NodeId)> = FxHashSet::default();
-    let mut sets: FxHashSet<(ConstraintId, SmallVec<[NodeId; 4]>)> = FxHashSet::default();
     let mut cels: Vec<Cel> = Vec::new();
     for m in 0..lv.match_count() as MatchId {
-        let mut members: SmallVec<[NodeId; 4]> = match *lv.match_holders(m) {
+        let members = match *lv.match_holders(m) {
             [] | [_] => continue,
             [x, y] => {
                 let (a, b) = (living_of[x as usize], living_of[y as usize]);
@@ -354,41 +352,30 @@ fn level0_whole(
                     continue;
                 }
                 let (a, b) = (a.min(b), a.max(b));
-                let c = lv.constraint(m);
-                let slot = &mut last[a as usize * constraints + c.0 as usize];
+                let slot = &mut last[a as usize * constraints + lv.constraint(m).0 as usize];
                 if *slot == b + 1 {
                     continue;
                 }
                 *slot = b + 1;
-                if pairs.insert((c, a, b)) {
-                    cels.push(Cel {
-                        constraint: c,
-                        members: vec![a, b],
-                    });
-                }
-                continue;
+                vec![a, b]
             }
-            ref holders => holders
-                .iter()
-                .map(|&e| living_of[e as usize])
-                .filter(|&j| j != NodeId::MAX)
-                .collect(),
+            ref holders => {
+                let mut v: Vec<NodeId> = holders
+                    .iter()
+                    .map(|&e| living_of[e as usize])
+                    .filter(|&j| j != NodeId::MAX)
+                    .collect();
+                if v.len() < 2 {
+                    continue;
+                }
+                v.sort_unstable();
+                v
+            }
         };
-        if members.len() < 2 {
-            continue;
-        }
-        members.sort_unstable();
-        let c = lv.constraint(m);
-        let new = match members[..] {
-            [a, b] => pairs.insert((c, a, b)),
-            _ => sets.insert((c, members.clone())),
-        };
-        if new {
-            cels.push(Cel {
-                constraint: c,
-                members: members.to_vec(),
-            });
-        }
+        cels.push(Cel {
+            constraint: lv.constraint(m),
+            members,
+        });
     }
     let above = LevelStruct::from_parts(1, classes, kinds, cels);
     (
