@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use ets::demo::bank;
-use ets::ets::timeline::Timeline;
+use ets::ets::timeline::{Steps, Timeline};
 use ets::ets::{
     Alphabet, GenerateOptions, Setting, Struct, StructError, all_matches, assemble, canonical_form, generate,
     labelled_eq, recognize, structurally_identical,
@@ -269,6 +269,20 @@ proptest! {
     }
 
     #[test]
+    fn levels_as_a_pipeline_make_the_timeline_of_single_steps(r in recipe(), cuts in prop::collection::vec(any::<u16>(), 0..6)) {
+        // Level 1 one step behind level 0 on a second thread (`Timeline::pipelined`) ends with
+        // the timeline every step taken at once makes: every level's elements, their histories,
+        // matches, nodes, links and the last step's deltas.
+        let st = Arc::new(bank::setting());
+        let s = build(st.alphabet(), &r, 0);
+        let cut: Vec<u32> = cuts.iter().map(|&c| c as u32 % (s.len() as u32 + 1)).collect();
+        let one = grow_by(&st, &s, &cut, false);
+        let two = grow_by(&st, &s, &cut, true);
+        prop_assert_eq!(two.levels().len(), 2);
+        prop_assert_eq!(fingerprint(&one), fingerprint(&two));
+    }
+
+    #[test]
     fn undo_takes_every_step_back(r in recipe(), cuts in prop::collection::vec(any::<u16>(), 1..6)) {
         // Every step taken back leaves the timeline as it was before the step: its elements,
         // matches, and the deltas of the step before.
@@ -352,7 +366,7 @@ fn generators_produce_rich_structs() {
 }
 
 /// One step of `tl` holding the primitives `from..to` of `s` (built in time order).
-fn step(tl: &mut Timeline, s: &Struct, from: u32, to: u32) {
+fn step<S: Steps>(tl: &mut S, s: &Struct, from: u32, to: u32) {
     tl.begin_step().unwrap();
     for n in from..to {
         let x = tl.add(s.kind_of(n)).unwrap();
@@ -367,15 +381,27 @@ fn step(tl: &mut Timeline, s: &Struct, from: u32, to: u32) {
 
 /// A timeline holding `s`, cut into steps before each primitive of `cuts`.
 fn grow(st: &Arc<Setting>, s: &Struct, cuts: &[u32]) -> Timeline {
+    grow_by(st, s, cuts, false)
+}
+
+/// The same, with the levels as a pipeline ([`Timeline::pipelined`]) when `pipelined`.
+fn grow_by(st: &Arc<Setting>, s: &Struct, cuts: &[u32], pipelined: bool) -> Timeline {
     let mut cut: Vec<u32> = cuts.to_vec();
     cut.push(s.len() as u32);
     cut.sort_unstable();
     cut.dedup();
     let mut tl = Timeline::new(st.clone(), None);
-    let mut from = 0;
-    for c in cut {
-        step(&mut tl, s, from, c);
-        from = c;
+    let steps = |tl: &mut dyn FnMut(u32, u32)| {
+        let mut from = 0;
+        for &c in &cut {
+            tl(from, c);
+            from = c;
+        }
+    };
+    if pipelined {
+        tl.pipelined(|p| steps(&mut |a, b| step(p, s, a, b)));
+    } else {
+        steps(&mut |a, b| step(&mut tl, s, a, b));
     }
     tl
 }

@@ -717,3 +717,37 @@ fn remembered_stillborn_derivations_are_the_ones_derived() {
     }
     assert!(replays > 100, "only {replays} derivations replayed");
 }
+
+/// Levels ≥ 1 one position behind level 0 on a second thread (`GoTimeline::push_all`, which
+/// `classify_game` takes; `Timeline::pipelined`) make the timeline that positions pushed one at
+/// a time make: every element of every level, its life and history, as the timeline's JSON lists
+/// them, at focus and full attention, on whole sample games.
+#[test]
+fn levels_as_a_pipeline_make_the_timeline_of_single_positions() {
+    if !std::thread::available_parallelism().is_ok_and(|n| n.get() > 1) {
+        eprintln!("one core: the pipeline takes every level at each position; compared anyway");
+    }
+    let games: Vec<PathBuf> = sample("tom-9d")
+        .into_iter()
+        .take(3)
+        .chain(sample("9x9").into_iter().take(2))
+        .collect();
+    for path in &games {
+        let r = game(path);
+        for att in [Attention::FOCUS, Attention::Full] {
+            let (first, last) = (&r.positions[0], last_moves(&r));
+            let mut one = GoTimeline::new(setting().clone(), (first.cols(), first.rows()), opts(att), Some(2)).unwrap();
+            for (b, m) in r.positions.iter().zip(&last) {
+                one.push(b, *m).unwrap();
+            }
+            let two = classify_game(setting().clone(), &r.positions, &last, opts(att), Some(2)).unwrap();
+            assert_eq!(two.timeline().levels().len(), 3);
+            let json = |g: &GoTimeline| serde_json::to_string(&g.timeline_json(true)).unwrap();
+            assert!(
+                json(&one) == json(&two),
+                "{}, {att:?}: the timelines differ",
+                path.display()
+            );
+        }
+    }
+}

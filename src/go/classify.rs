@@ -19,11 +19,11 @@ use crate::dsl::{DslError, MemResolver, Sources, load_setting_with};
 use crate::ets::hierarchy::Hierarchy;
 use crate::ets::ids::{ElementId, NONE, NodeId};
 use crate::ets::timeline::view::Snapshot;
-use crate::ets::timeline::{Level, Timeline, TimelineError};
+use crate::ets::timeline::{Level, Steps, Timeline, TimelineError};
 use crate::ets::{Element, Setting};
 
 use super::board::{Board, Point};
-use super::record::{GoAlphabet, Place, RecordOptions, Recording, Sensor, changes};
+use super::record::{GoAlphabet, Grow, Place, RecordOptions, Recording, Sensor, changes};
 
 /// The embedded Go class setting (`grammars/go/`).
 pub const EMBEDDED: &[(&str, &str)] = &[
@@ -112,6 +112,56 @@ pub struct VertexCache {
     levels: Vec<Vec<(u32, u32, Vec<Point>)>>,
 }
 
+/// One position perceived as one step of `steps` (a timeline, or a pipelined one), the new
+/// level-0 elements named by their vertices.
+fn push_to<S: Steps + Grow>(
+    steps: &mut S,
+    sensor: &mut Sensor,
+    last: &mut Option<Board>,
+    vertices0: &mut Vec<SmallVec<[Point; 2]>>,
+    board: &Board,
+    last_move: Option<Point>,
+) -> Result<(), ClassifyError> {
+    let size = sensor.size();
+    if (board.cols(), board.rows()) != size {
+        return Err(ClassifyError::SizeMismatch {
+            position: sensor.positions() as usize,
+            got: (board.cols(), board.rows()),
+            want: size,
+        });
+    }
+    let changed = match last.as_ref() {
+        Some(b) => changes(b, board),
+        None => Vec::new(),
+    };
+    steps.begin_step()?;
+    if let Err(e) = sensor.perceive(steps, board, last_move, &changed) {
+        // Leave nothing half-done: end the step (it holds what was added) and take it back if
+        // the journal allows.
+        let _ = steps.end_step();
+        let _ = steps.undo();
+        return Err(e.into());
+    }
+    steps.end_step()?;
+    *last = Some(board.clone());
+    // The new level-0 elements' vertices.
+    let lv = steps.level0();
+    for e in vertices0.len()..lv.elements().len() {
+        let el = lv.element(e as ElementId);
+        let mut v: SmallVec<[Point; 2]> = SmallVec::new();
+        for &n in el.nodes() {
+            if let Place::Vertex(p) = sensor.place[n as usize]
+                && !v.contains(&p)
+            {
+                v.push(p);
+            }
+        }
+        v.sort();
+        vertices0.push(v);
+    }
+    Ok(())
+}
+
 /// A game classified as it is played: the sensor turning positions into steps, and the timeline
 /// keeping every level's elements (with their lives) up to date. Step `k` is position `k` (the
 /// board after `k` moves).
@@ -154,30 +204,31 @@ impl GoTimeline {
     /// Perceives the next position (`board`, reached by `last_move`) as one step; returns the
     /// levels, whose deltas say what the step changed.
     pub fn push(&mut self, board: &Board, last_move: Option<Point>) -> Result<&[Level], ClassifyError> {
-        let size = self.sensor.size();
-        if (board.cols(), board.rows()) != size {
-            return Err(ClassifyError::SizeMismatch {
-                position: self.sensor.positions() as usize,
-                got: (board.cols(), board.rows()),
-                want: size,
-            });
-        }
-        let changed = match &self.last {
-            Some(b) => changes(b, board),
-            None => Vec::new(),
-        };
-        self.timeline.begin_step()?;
-        if let Err(e) = self.sensor.perceive(&mut self.timeline, board, last_move, &changed) {
-            // Leave nothing half-done: end the step (it holds what was added) and take it back if
-            // the journal allows.
-            let _ = self.timeline.end_step();
-            let _ = self.timeline.undo();
-            return Err(e.into());
-        }
-        self.timeline.end_step()?;
-        self.last = Some(board.clone());
-        self.name_new_elements();
+        let GoTimeline {
+            sensor,
+            timeline,
+            last,
+            vertices0,
+        } = self;
+        push_to(timeline, sensor, last, vertices0, board, last_move)?;
         Ok(self.timeline.levels())
+    }
+    /// Perceives `positions` one after another (`last_moves[k]` reached position k), as
+    /// [`GoTimeline::push`] does, with the levels ≥ 1 brought up to date on a second thread one
+    /// position behind level 0 ([`Timeline::pipelined`]: the same timeline in the end).
+    pub fn push_all(&mut self, positions: &[Board], last_moves: &[Option<Point>]) -> Result<(), ClassifyError> {
+        let GoTimeline {
+            sensor,
+            timeline,
+            last,
+            vertices0,
+        } = self;
+        timeline.pipelined(|p| {
+            for (k, b) in positions.iter().enumerate() {
+                push_to(p, sensor, last, vertices0, b, last_moves.get(k).copied().flatten())?;
+            }
+            Ok(())
+        })
     }
     /// Takes the last position back (needs the journal).
     pub fn undo(&mut self, previous: Option<&Board>) -> Result<(), ClassifyError> {
@@ -187,22 +238,6 @@ impl GoTimeline {
         let n0 = self.timeline.level(0).elements().len();
         self.vertices0.truncate(n0);
         Ok(())
-    }
-    fn name_new_elements(&mut self) {
-        let lv = self.timeline.level(0);
-        for e in self.vertices0.len()..lv.elements().len() {
-            let el = lv.element(e as ElementId);
-            let mut v: SmallVec<[Point; 2]> = SmallVec::new();
-            for &n in el.nodes() {
-                if let Place::Vertex(p) = self.sensor.place[n as usize]
-                    && !v.contains(&p)
-                {
-                    v.push(p);
-                }
-            }
-            v.sort();
-            self.vertices0.push(v);
-        }
     }
     /// The timeline.
     pub fn timeline(&self) -> &Timeline {
@@ -425,9 +460,7 @@ pub fn classify_game(
 ) -> Result<GoTimeline, ClassifyError> {
     let first = positions.first().ok_or(ClassifyError::NoPosition)?;
     let mut g = GoTimeline::new(setting, (first.cols(), first.rows()), opts, top)?;
-    for (k, b) in positions.iter().enumerate() {
-        g.push(b, last_moves.get(k).copied().flatten())?;
-    }
+    g.push_all(positions, last_moves)?;
     // The record is classified to its end: what is kept of it holds no spare capacity.
     g.timeline.shrink_to_fit();
     Ok(g)

@@ -23,7 +23,7 @@
 
 use std::sync::Arc;
 
-use crate::ets::timeline::{Timeline, TimelineError};
+use crate::ets::timeline::{Pipelined, Steps, Timeline, TimelineError};
 use crate::ets::{Alphabet, NodeId, PrimitiveKind, Struct};
 
 use super::board::{Board, Cell, Color, Point};
@@ -211,6 +211,15 @@ impl Grow for Timeline {
     }
     fn connect(&mut self, from: NodeId, from_site: usize, to: NodeId, to_site: usize) -> Result<(), TimelineError> {
         Timeline::connect(self, from, from_site, to, to_site)
+    }
+}
+
+impl Grow for Pipelined<'_> {
+    fn add(&mut self, kind: PrimitiveKind) -> Result<NodeId, TimelineError> {
+        Steps::add(self, kind)
+    }
+    fn connect(&mut self, from: NodeId, from_site: usize, to: NodeId, to_site: usize) -> Result<(), TimelineError> {
+        Steps::connect(self, from, from_site, to, to_site)
     }
 }
 

@@ -26,6 +26,7 @@ mod journal;
 pub mod level;
 pub mod lives;
 mod memo;
+mod pipeline;
 mod store;
 pub mod view;
 
@@ -37,6 +38,7 @@ use thiserror::Error;
 pub use classes::RECORDED;
 pub use host::{LevelHost, TimedCel};
 pub use level::{Elem, EndKind, Level, LevelDelta};
+pub use pipeline::{Pipelined, Steps};
 
 use journal::{Entry, LevelSizes, StepLog};
 use level::StepCtx;
@@ -371,11 +373,7 @@ impl Timeline {
 
     /// Ends the step: brings every level up to date. Returns the level deltas.
     pub fn end_step(&mut self) -> Result<&[Level], TimelineError> {
-        if !self.open {
-            return Err(TimelineError::NoStep);
-        }
-        self.open = false;
-        let t = self.step_start.len() as u32 - 1;
+        let t = self.close_step()?;
         let mut log = self.log.is_some().then(|| StepLog {
             nodes: self.step_start[t as usize] as usize,
             ..StepLog::default()
@@ -413,6 +411,15 @@ impl Timeline {
                 .push(self.levels.iter().map(|lv| lv.delta.clone()).collect());
         }
         Ok(&self.levels)
+    }
+
+    /// Closes the open step; returns its number.
+    fn close_step(&mut self) -> Result<u32, TimelineError> {
+        if !self.open {
+            return Err(TimelineError::NoStep);
+        }
+        self.open = false;
+        Ok(self.step_start.len() as u32 - 1)
     }
 
     /// Level 0 at step `t`.
@@ -544,82 +551,11 @@ impl Timeline {
     }
 
     /// Level `n` ≥ 1 at step `t`: feed it from level n−1, find its new matches, derive.
-    fn level_n_step(&mut self, n: u32, t: u32, mut journal: Option<&mut Vec<Entry>>) {
+    fn level_n_step(&mut self, n: u32, t: u32, journal: Option<&mut Vec<Entry>>) {
         let (lower, upper) = self.levels.split_at_mut(n as usize);
-        let below = &mut lower[n as usize - 1];
         let lv = &mut upper[0];
-        lv.clear_delta();
-        // Elements that ended at the last step while present at it end now.
-        let due = std::mem::take(&mut lv.due);
-        lv.delta.ended.extend(due);
-        let host_before = lv.host.len();
-        lv.node_holders_before = host_before;
-        // 1. Nodes: elements of level n−1 that became complete at t and are present at it.
-        let mut newly: Vec<ElementId> = Vec::new();
-        for &e in &below.delta.completed {
-            let el = &below.elems[e as usize];
-            if el.present_at(t) && below.above[e as usize] == NONE {
-                let x = lv.host.add_node(el.class.0, e, t);
-                below.above[e as usize] = x;
-                newly.push(e);
-            }
-        }
-        // 2. Ended elements that were nodes end there.
-        for &e in &below.delta.ended {
-            let x = below.above[e as usize];
-            if x != NONE && lv.host.ended(x).is_none() {
-                if (x as usize) < host_before
-                    && let Some(j) = journal.as_deref_mut()
-                {
-                    j.push(Entry::HostEnded(n as u8, x));
-                }
-                lv.host.end(x, t);
-            }
-        }
-        // 3. Links: shared applications of elements that are nodes.
-        let links_before = lv.host.links().len();
-        let mut shared: Vec<MatchId> = below.shared.clone();
-        for &e in &newly {
-            shared.extend(below.elems[e as usize].apps.iter().copied());
-        }
-        shared.sort_unstable();
-        shared.dedup();
-        let mut members: SmallVec<[NodeId; 4]> = SmallVec::new();
-        for m in shared {
-            members.clear();
-            for &h in below.store.holders(m) {
-                let x = below.above[h as usize];
-                if x != NONE {
-                    members.push(x);
-                }
-            }
-            if members.len() < 2 {
-                continue;
-            }
-            members.sort_unstable();
-            members.dedup();
-            if members.len() >= 2 {
-                lv.host.link(below.store.constraint(m), &members, t);
-            }
-        }
-        let ended_nodes: Vec<NodeId> = below
-            .delta
-            .ended
-            .iter()
-            .map(|&e| below.above[e as usize])
-            .filter(|&x| x != NONE)
-            .collect();
-        derive_n(
-            lv,
-            &self.plans_n[n as usize],
-            &self.setting,
-            &mut self.scratch,
-            t,
-            host_before,
-            links_before,
-            journal,
-            &ended_nodes,
-        );
+        let feed = Feed::of(&mut lower[n as usize - 1], t, lv.host.len());
+        feed.take(lv, &self.plans_n[n as usize], &self.setting, &mut self.scratch, journal);
     }
 
     /// Takes the last step back: the timeline is as it was before it began. Needs the journal
@@ -698,6 +634,121 @@ impl Timeline {
 }
 
 /// The step of node `n`, given each step's first node.
+/// What level n−1 hands to level n at the end of a step: its elements that became nodes, the
+/// nodes whose elements ended, and the class element links of shared applications. Built from the
+/// lower level ([`Feed::of`]) and taken by the upper one ([`Feed::take`]), one after the other on
+/// one thread, or on two when the levels run as a pipeline ([`Timeline::pipelined`]).
+#[derive(Debug, Default)]
+pub(crate) struct Feed {
+    t: u32,
+    /// Elements of level n−1 that became complete at `t` and are present at it, as
+    /// `(node kind, element)`: they become the upper level's nodes from its current count on.
+    nodes: Vec<(u32, ElementId)>,
+    /// The upper level's nodes whose elements ended at `t` (as the lower delta lists them).
+    ended: Vec<NodeId>,
+    /// Links: per shared application of elements that are nodes, its constraint and its holders'
+    /// nodes (sorted, at least two).
+    links: Vec<(ConstraintId, SmallVec<[NodeId; 4]>)>,
+}
+
+impl Feed {
+    /// What `below` hands up at step `t`, to a level with `host_len` nodes so far (the elements
+    /// that become nodes get the ids from there on, in `below.above`).
+    fn of(below: &mut Level, t: u32, host_len: usize) -> Feed {
+        let mut feed = Feed { t, ..Feed::default() };
+        // 1. Nodes: elements of level n−1 that became complete at t and are present at it.
+        for &e in &below.delta.completed {
+            let el = &below.elems[e as usize];
+            if el.present_at(t) && below.above[e as usize] == NONE {
+                below.above[e as usize] = (host_len + feed.nodes.len()) as NodeId;
+                feed.nodes.push((el.class.0, e));
+            }
+        }
+        // 2. Ended elements that were nodes end there.
+        feed.ended = below
+            .delta
+            .ended
+            .iter()
+            .map(|&e| below.above[e as usize])
+            .filter(|&x| x != NONE)
+            .collect();
+        // 3. Links: shared applications of elements that are nodes.
+        let mut shared: Vec<MatchId> = below.shared.clone();
+        for &(_, e) in &feed.nodes {
+            shared.extend(below.elems[e as usize].apps.iter().copied());
+        }
+        shared.sort_unstable();
+        shared.dedup();
+        let mut members: SmallVec<[NodeId; 4]> = SmallVec::new();
+        for m in shared {
+            members.clear();
+            for &h in below.store.holders(m) {
+                let x = below.above[h as usize];
+                if x != NONE {
+                    members.push(x);
+                }
+            }
+            if members.len() < 2 {
+                continue;
+            }
+            members.sort_unstable();
+            members.dedup();
+            if members.len() >= 2 {
+                feed.links.push((below.store.constraint(m), members.clone()));
+            }
+        }
+        feed
+    }
+
+    /// Level `lv` (n ≥ 1) at the feed's step: takes its nodes, ends and links, finds the new
+    /// matches and derives.
+    fn take(
+        self,
+        lv: &mut Level,
+        plans: &PlansN,
+        setting: &Setting,
+        scratch: &mut PlanScratch,
+        mut journal: Option<&mut Vec<Entry>>,
+    ) {
+        let (t, n) = (self.t, lv.n);
+        lv.clear_delta();
+        // Elements that ended at the last step while present at it end now.
+        let due = std::mem::take(&mut lv.due);
+        lv.delta.ended.extend(due);
+        let host_before = lv.host.len();
+        lv.node_holders_before = host_before;
+        for (i, &(kind, e)) in self.nodes.iter().enumerate() {
+            let x = lv.host.add_node(kind, e, t);
+            debug_assert_eq!(x as usize, host_before + i, "the lower level numbered its new nodes");
+        }
+        for &x in &self.ended {
+            if lv.host.ended(x).is_none() {
+                if (x as usize) < host_before
+                    && let Some(j) = journal.as_deref_mut()
+                {
+                    j.push(Entry::HostEnded(n as u8, x));
+                }
+                lv.host.end(x, t);
+            }
+        }
+        let links_before = lv.host.links().len();
+        for (c, members) in &self.links {
+            lv.host.link(*c, members, t);
+        }
+        derive_n(
+            lv,
+            plans,
+            setting,
+            scratch,
+            t,
+            host_before,
+            links_before,
+            journal,
+            &self.ended,
+        );
+    }
+}
+
 fn step_of(starts: &[NodeId], n: NodeId) -> u32 {
     (starts.partition_point(|&s| s <= n) as u32).saturating_sub(1)
 }
