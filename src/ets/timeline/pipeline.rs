@@ -140,9 +140,12 @@ impl Timeline {
     /// (the route is the same; see the module documentation).
     ///
     /// Without a second core, a level above 0, or with the journal kept (steps that may be taken
-    /// back), `f`'s steps take every level at once, as [`Timeline::end_step`] does.
-    pub fn pipelined<R>(&mut self, f: impl FnOnce(&mut Pipelined<'_>) -> R) -> R {
-        let two = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+    /// back), `f`'s steps take every level at once, as [`Timeline::end_step`] does; so they do when
+    /// called on a rayon worker (a pool working through many timelines keeps the cores busy
+    /// already).
+    pub fn pipelined<R, F: FnOnce(&mut Pipelined<'_>) -> R>(&mut self, f: F) -> R {
+        let two =
+            std::thread::available_parallelism().is_ok_and(|n| n.get() > 1) && rayon::current_thread_index().is_none();
         if !two || self.top == 0 || self.log.is_some() || self.open {
             return f(&mut Pipelined {
                 tl: self,
@@ -155,24 +158,38 @@ impl Timeline {
         let setting = self.setting.clone();
         let fed = upper[0].host.len();
         let (tx, rx) = mpsc::channel::<Feed>();
-        let (r, upper, plans) = std::thread::scope(|s| {
-            let worker = s.spawn(move || {
-                upper_levels(&mut upper, &plans, &setting, rx);
-                (upper, plans)
-            });
-            let r = f(&mut Pipelined {
-                tl: &mut *self,
-                tx: Some(tx),
-                fed,
-            });
-            // The sender is dropped with the handle: the thread takes what is left and returns.
-            match worker.join() {
-                Ok((upper, plans)) => (r, upper, plans),
-                Err(panic) => std::panic::resume_unwind(panic),
+        let out: Result<R, F> = std::thread::scope(|s| {
+            let work = || upper_levels(&mut upper, &plans, &setting, rx);
+            match std::thread::Builder::new()
+                .name("timeline-upper".into())
+                .spawn_scoped(s, work)
+            {
+                // No thread to be had: every level at each step, below.
+                Err(_) => Err(f),
+                Ok(worker) => {
+                    // The sender goes with the handle: the thread then takes what is left and
+                    // returns.
+                    let r = f(&mut Pipelined {
+                        tl: &mut *self,
+                        tx: Some(tx),
+                        fed,
+                    });
+                    match worker.join() {
+                        Ok(()) => Ok(r),
+                        Err(panic) => std::panic::resume_unwind(panic),
+                    }
+                }
             }
         });
         self.levels.extend(upper);
         self.plans_n = plans;
-        r
+        match out {
+            Ok(r) => r,
+            Err(f) => f(&mut Pipelined {
+                tl: self,
+                tx: None,
+                fed: 0,
+            }),
+        }
     }
 }
