@@ -3,7 +3,7 @@
 //! `ets bench --classify GAME`, which runs both in one process.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ets::go::classify::{classify_game, embedded_setting};
+use ets::go::classify::{GoTimeline, classify_game, embedded_setting};
 use ets::go::game::Replay;
 use ets::go::record::RecordOptions;
 use ets::go::sgf::Sgf;
@@ -28,6 +28,24 @@ fn bench(c: &mut Criterion) {
                     .timeline()
                     .steps(),
             )
+        })
+    });
+    // The same on one thread: the positions pushed one at a time (every level at each position),
+    // beside the run above, whose levels 1-2 go on a second thread.
+    g.bench_function("every_position_levels_0_2_one_thread", |b| {
+        b.iter(|| {
+            let first = &r.positions[0];
+            let mut one = GoTimeline::new(
+                st.clone(),
+                (first.cols(), first.rows()),
+                RecordOptions::default(),
+                Some(2),
+            )
+            .unwrap();
+            for (p, m) in r.positions.iter().zip(&last) {
+                one.push(p, *m).unwrap();
+            }
+            black_box(one.timeline().steps())
         })
     });
     let n = 60.min(r.positions.len());

@@ -462,6 +462,8 @@ fn replay_and_bench_print_json() {
     assert_eq!(code, Some(0), "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(v["ets_ms_per_game"].as_f64().unwrap() > 0.0);
+    assert!(v["ets_one_thread_ms_per_game"].as_f64().unwrap() > 0.0);
+    assert!(v["ets_cpu_ms_per_game"].as_f64().unwrap() > 0.0);
 }
 
 #[test]

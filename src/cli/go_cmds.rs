@@ -444,9 +444,11 @@ fn bench_classify(a: &BenchArgs, file: &Path) -> miette::Result<ExitCode> {
         b.file, b.moves, b.positions, b.reps
     );
     println!(
-        "  ets classify, every position, levels 0-2, full attention: {:.0} ms/game, {:.2} ms/position; {} primitives, {:.1} bytes/primitive in the struct, {:.1} in the whole timeline; peak memory {}",
+        "  ets classify, every position, levels 0-2, full attention: {:.0} ms/game, {:.2} ms/position (levels 1-2 on a second thread; CPU {:.0} ms; on one thread {:.0} ms/game); {} primitives, {:.1} bytes/primitive in the struct, {:.1} in the whole timeline; peak memory {}",
         b.ets_ms_per_game,
         b.ets_ms_per_position,
+        b.ets_cpu_ms_per_game,
+        b.ets_one_thread_ms_per_game,
         b.primitives,
         b.bytes_per_primitive,
         b.timeline_bytes_per_primitive,
@@ -454,14 +456,20 @@ fn bench_classify(a: &BenchArgs, file: &Path) -> miette::Result<ExitCode> {
             .map(|x| format!("{:.0} MiB", x as f64 / 1048576.0))
             .unwrap_or_else(|| "unknown".into())
     );
-    match (b.gnugo_ms_per_game, b.ratio, b.median_ratio_of_repetitions) {
-        (Some(p), Some(r), Some(pairs)) => println!(
-            "  {}: {:.0} ms/game, {:.2} ms/position; ratio ets/GNU Go {:.2} (median of the repetitions' ratios {:.2})",
+    match (
+        b.gnugo_ms_per_game,
+        b.ratio,
+        b.median_ratio_of_repetitions,
+        b.one_thread_ratio,
+    ) {
+        (Some(p), Some(r), Some(pairs), Some(r1)) => println!(
+            "  {}: {:.0} ms/game, {:.2} ms/position; ratio ets/GNU Go {:.2} (median of the repetitions' ratios {:.2}; on one thread {:.2})",
             b.peer,
             p,
             p / b.moves.max(1) as f64,
             r,
-            pairs
+            pairs,
+            r1
         ),
         _ => println!("  {}", b.peer),
     }

@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::classify::{ClassifyError, classify_game};
+use super::classify::{ClassifyError, GoTimeline, classify_game};
 use super::game::{Replay, check_recording};
 use super::record::{GoAlphabet, RecordOptions, record};
 use super::sgf::Sgf;
@@ -52,8 +52,13 @@ pub struct ClassifyBench {
     pub positions: usize,
     /// Repetitions.
     pub reps: usize,
-    /// Whole record, levels 0–2, full attention, every position: median wall time.
+    /// Whole record, levels 0–2, full attention, every position: median wall time (levels ≥ 1
+    /// on a second thread, one position behind level 0, as `ets classify` runs them).
     pub ets_ms_per_game: f64,
+    /// The same run's CPU time (every thread), median.
+    pub ets_cpu_ms_per_game: f64,
+    /// The same classification on one thread (every level at each position), median wall time.
+    pub ets_one_thread_ms_per_game: f64,
     /// The same per position.
     pub ets_ms_per_position: f64,
     /// The move N of the `--move N` / `--timeline` comparison.
@@ -81,6 +86,8 @@ pub struct ClassifyBench {
     pub gnugo_ms_per_game: Option<f64>,
     /// `ets_ms_per_game / gnugo_ms_per_game`.
     pub ratio: Option<f64>,
+    /// `ets_one_thread_ms_per_game / gnugo_ms_per_game` (GNU Go runs on one thread).
+    pub one_thread_ratio: Option<f64>,
     /// Median of each repetition's ratio (a change of load between repetitions cancels in it).
     pub median_ratio_of_repetitions: Option<f64>,
     /// What the peer is, or why none was measured.
@@ -126,6 +133,14 @@ pub fn peak_rss() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kb| kb * 1024)
+}
+
+/// CPU time of the process so far (every thread, ended ones included), seconds.
+fn cpu_seconds() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
 /// GNU Go's executable, if one answers `--version` (on the path or Debian's `/usr/games`).
@@ -213,11 +228,13 @@ pub fn classify(
         script
     });
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+    let (mut cpu, mut single) = (Vec::new(), Vec::new());
     let (mut prims, mut heap, mut all_heap, mut peak) = (0, 0, 0, None);
     for rep in 0..reps {
-        let t = Instant::now();
+        let (t, c) = (Instant::now(), cpu_seconds());
         let whole = classify_game(setting.clone(), &replay.positions, &last, opts, Some(2))?;
         ours.push(t.elapsed().as_secs_f64());
+        cpu.push(cpu_seconds() - c);
         prims = whole.timeline().strukt().len();
         heap = whole.timeline().strukt().heap_bytes();
         all_heap = whole.timeline().heap_bytes();
@@ -226,6 +243,14 @@ pub fn classify(
         if rep == 0 {
             peak = peak_rss();
         }
+        // On one thread: the positions pushed one at a time.
+        let t = Instant::now();
+        let mut one = GoTimeline::new(setting.clone(), (cols, rows), opts, Some(2))?;
+        for (b, m) in replay.positions.iter().zip(&last) {
+            one.push(b, *m)?;
+        }
+        single.push(t.elapsed().as_secs_f64());
+        drop(one);
         if let (Some(g), Some(script)) = (g, &script) {
             let (secs, done) = gnugo_worms(g, script)?;
             if let Err(refusal) = done {
@@ -275,12 +300,13 @@ pub fn classify(
         upto_out.push(b.1);
     }
     let o = median(ours.clone());
-    let (p, ratio, pairs) = if theirs.is_empty() {
-        (None, None, None)
+    let o1 = median(single);
+    let (p, ratio, pairs, ratio1) = if theirs.is_empty() {
+        (None, None, None, None)
     } else {
         let pairs = median(ours.iter().zip(&theirs).map(|(a, b)| a / b).collect());
         let p = median(theirs);
-        (Some(p * 1e3), Some(o / p), Some(pairs))
+        (Some(p * 1e3), Some(o / p), Some(pairs), Some(o1 / p))
     };
     Ok(ClassifyBench {
         file: name.to_string(),
@@ -288,6 +314,8 @@ pub fn classify(
         positions: n + 1,
         reps,
         ets_ms_per_game: o * 1e3,
+        ets_cpu_ms_per_game: median(cpu) * 1e3,
+        ets_one_thread_ms_per_game: o1 * 1e3,
         ets_ms_per_position: o * 1e3 / (n + 1) as f64,
         move_n: m,
         move_n_ms: median(one) * 1e3,
@@ -301,6 +329,7 @@ pub fn classify(
         peak_memory_bytes: peak,
         gnugo_ms_per_game: p,
         ratio,
+        one_thread_ratio: ratio1,
         median_ratio_of_repetitions: pairs,
         peer: if p.is_some() {
             "GNU Go 3.8, worms at every position (loadsgf + worm_stones)".into()
