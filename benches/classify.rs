@@ -45,6 +45,7 @@ fn bench(c: &mut Criterion) {
             for (p, m) in r.positions.iter().zip(&last) {
                 one.push(p, *m).unwrap();
             }
+            one.shrink_to_fit();
             black_box(one.timeline().steps())
         })
     });

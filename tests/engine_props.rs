@@ -280,6 +280,19 @@ proptest! {
         let two = grow_by(&st, &s, &cut, true);
         prop_assert_eq!(two.levels().len(), 2);
         prop_assert_eq!(fingerprint(&one), fingerprint(&two));
+        prop_assert_eq!(two.steps_pipelined(), if cores() > 1 { one.steps() as u64 } else { 0 });
+    }
+
+    #[test]
+    fn the_parcel_posts_three_levels_as_a_pipeline_make_the_timeline_of_single_steps(cuts in prop::collection::vec(any::<u16>(), 0..12)) {
+        // The same over three levels (the parcel post's day, examples/parcels): level 2 takes its
+        // feeds from level 1 on the second thread, and elements end as the day goes on.
+        let (st, s) = parcel_day();
+        let cut: Vec<u32> = cuts.iter().map(|&c| c as u32 % (s.len() as u32 + 1)).collect();
+        let one = grow_by(st, s, &cut, false);
+        let two = grow_by(st, s, &cut, true);
+        prop_assert_eq!(two.levels().len(), 3);
+        prop_assert_eq!(fingerprint(&one), fingerprint(&two));
     }
 
     #[test]
@@ -363,6 +376,34 @@ fn generators_produce_rich_structs() {
     assert!(procs > 300, "only {procs} processes");
     assert!(elems > 30, "only {elems} elements");
     eprintln!("{procs} processes, {elems} elements over 64 recipes");
+}
+
+/// Cores this machine offers.
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The parcel post's setting (levels 0–2) and its day (`examples/parcels/day.json`), rebuilt
+/// in time order (every process from an earlier primitive to a later one).
+fn parcel_day() -> &'static (Arc<Setting>, Struct) {
+    static DAY: std::sync::OnceLock<(Arc<Setting>, Struct)> = std::sync::OnceLock::new();
+    DAY.get_or_init(|| {
+        let (_, r) = ets::dsl::load_setting(&[std::path::PathBuf::from("examples/parcels/parcels.ets")]);
+        let st = Arc::new(r.expect("the parcel post compiles").0);
+        let text = std::fs::read_to_string("examples/parcels/day.json").unwrap();
+        let day = ets::ets::json::read_struct(&text, Some(st.alphabet().clone())).unwrap();
+        let order = day.topological_order();
+        let mut at = vec![0u32; day.len()];
+        let mut s = Struct::new(st.alphabet().clone());
+        for &n in &order {
+            at[n as usize] = s.add_primitive(day.kind_of(n)).unwrap();
+            for (m, p) in day.incoming(n) {
+                s.connect(at[m as usize], p.from_site as usize, at[n as usize], p.to_site as usize)
+                    .unwrap();
+            }
+        }
+        (st, s)
+    })
 }
 
 /// One step of `tl` holding the primitives `from..to` of `s` (built in time order).

@@ -724,7 +724,8 @@ fn remembered_stillborn_derivations_are_the_ones_derived() {
 /// them, at focus and full attention, on whole sample games.
 #[test]
 fn levels_as_a_pipeline_make_the_timeline_of_single_positions() {
-    if !std::thread::available_parallelism().is_ok_and(|n| n.get() > 1) {
+    let two = std::thread::available_parallelism().is_ok_and(|n| n.get() > 1);
+    if !two {
         eprintln!("one core: the pipeline takes every level at each position; compared anyway");
     }
     let games: Vec<PathBuf> = sample("tom-9d")
@@ -740,11 +741,15 @@ fn levels_as_a_pipeline_make_the_timeline_of_single_positions() {
             for (b, m) in r.positions.iter().zip(&last) {
                 one.push(b, *m).unwrap();
             }
-            let two = classify_game(setting().clone(), &r.positions, &last, opts(att), Some(2)).unwrap();
-            assert_eq!(two.timeline().levels().len(), 3);
+            let piped = classify_game(setting().clone(), &r.positions, &last, opts(att), Some(2)).unwrap();
+            assert_eq!(piped.timeline().levels().len(), 3);
+            if two {
+                assert_eq!(piped.timeline().steps_pipelined(), r.positions.len() as u64);
+            }
+            assert_eq!(one.timeline().steps_pipelined(), 0);
             let json = |g: &GoTimeline| serde_json::to_string(&g.timeline_json(true)).unwrap();
             assert!(
-                json(&one) == json(&two),
+                json(&one) == json(&piped),
                 "{}, {att:?}: the timelines differ",
                 path.display()
             );

@@ -444,9 +444,14 @@ fn bench_classify(a: &BenchArgs, file: &Path) -> miette::Result<ExitCode> {
         b.file, b.moves, b.positions, b.reps
     );
     println!(
-        "  ets classify, every position, levels 0-2, full attention: {:.0} ms/game, {:.2} ms/position (levels 1-2 on a second thread; CPU {:.0} ms; on one thread {:.0} ms/game); {} primitives, {:.1} bytes/primitive in the struct, {:.1} in the whole timeline; peak memory {}",
+        "  ets classify, every position, levels 0-2, full attention: {:.0} ms/game, {:.2} ms/position ({}CPU {:.0} ms; on one thread {:.0} ms/game); {} primitives, {:.1} bytes/primitive in the struct, {:.1} in the whole timeline; peak memory {}",
         b.ets_ms_per_game,
         b.ets_ms_per_position,
+        if b.pipelined {
+            "levels 1-2 on a second thread; "
+        } else {
+            ""
+        },
         b.ets_cpu_ms_per_game,
         b.ets_one_thread_ms_per_game,
         b.primitives,

@@ -59,6 +59,9 @@ pub struct ClassifyBench {
     pub ets_cpu_ms_per_game: f64,
     /// The same classification on one thread (every level at each position), median wall time.
     pub ets_one_thread_ms_per_game: f64,
+    /// Whether the levels ≥ 1 of `ets_ms_per_game`'s runs went on a second thread (not on a
+    /// machine with one core).
+    pub pipelined: bool,
     /// The same per position.
     pub ets_ms_per_position: f64,
     /// The move N of the `--move N` / `--timeline` comparison.
@@ -230,11 +233,29 @@ pub fn classify(
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     let (mut cpu, mut single) = (Vec::new(), Vec::new());
     let (mut prims, mut heap, mut all_heap, mut peak) = (0, 0, 0, None);
+    let mut piped = false;
+    // On one thread: the positions pushed one at a time, every level at each position.
+    let one_thread = || -> Result<f64, BenchError> {
+        let t = Instant::now();
+        let mut one = GoTimeline::new(setting.clone(), (cols, rows), opts, Some(2))?;
+        for (b, m) in replay.positions.iter().zip(&last) {
+            one.push(b, *m)?;
+        }
+        one.shrink_to_fit();
+        let secs = t.elapsed().as_secs_f64();
+        drop(one);
+        Ok(secs)
+    };
     for rep in 0..reps {
+        // The one-thread run in turn before and after the pipelined one.
+        if rep % 2 == 1 {
+            single.push(one_thread()?);
+        }
         let (t, c) = (Instant::now(), cpu_seconds());
         let whole = classify_game(setting.clone(), &replay.positions, &last, opts, Some(2))?;
         ours.push(t.elapsed().as_secs_f64());
         cpu.push(cpu_seconds() - c);
+        piped = whole.timeline().steps_pipelined() > 0;
         prims = whole.timeline().strukt().len();
         heap = whole.timeline().strukt().heap_bytes();
         all_heap = whole.timeline().heap_bytes();
@@ -243,14 +264,9 @@ pub fn classify(
         if rep == 0 {
             peak = peak_rss();
         }
-        // On one thread: the positions pushed one at a time.
-        let t = Instant::now();
-        let mut one = GoTimeline::new(setting.clone(), (cols, rows), opts, Some(2))?;
-        for (b, m) in replay.positions.iter().zip(&last) {
-            one.push(b, *m)?;
+        if rep % 2 == 0 {
+            single.push(one_thread()?);
         }
-        single.push(t.elapsed().as_secs_f64());
-        drop(one);
         if let (Some(g), Some(script)) = (g, &script) {
             let (secs, done) = gnugo_worms(g, script)?;
             if let Err(refusal) = done {
@@ -316,6 +332,7 @@ pub fn classify(
         ets_ms_per_game: o * 1e3,
         ets_cpu_ms_per_game: median(cpu) * 1e3,
         ets_one_thread_ms_per_game: o1 * 1e3,
+        pipelined: piped,
         ets_ms_per_position: o * 1e3 / (n + 1) as f64,
         move_n: m,
         move_n_ms: median(one) * 1e3,

@@ -215,7 +215,21 @@ impl GoTimeline {
     }
     /// Perceives `positions` one after another (`last_moves[k]` reached position k), as
     /// [`GoTimeline::push`] does, with the levels ≥ 1 brought up to date on a second thread one
-    /// position behind level 0 ([`Timeline::pipelined`]: the same timeline in the end).
+    /// position behind level 0 ([`Timeline::pipelined`]: the same timeline in the end). On an
+    /// error the positions before it are classified; without a journal the position that failed
+    /// cannot be taken back, and what it added stays (as with [`GoTimeline::push`]).
+    ///
+    /// ```
+    /// use ets::go::board::Board;
+    /// use ets::go::classify::{GoTimeline, embedded_setting};
+    /// use ets::go::record::RecordOptions;
+    /// let st = std::sync::Arc::new(embedded_setting().1.unwrap());
+    /// let mut g = GoTimeline::new(st, (9, 9), RecordOptions::default(), Some(2)).unwrap();
+    /// let wrong = Board::new(19, 19);
+    /// assert!(g.push_all(&[Board::new(9, 9), wrong], &[None, None]).is_err());
+    /// assert_eq!(g.timeline().steps(), 1);
+    /// assert_eq!(g.timeline().levels().len(), 3);
+    /// ```
     pub fn push_all(&mut self, positions: &[Board], last_moves: &[Option<Point>]) -> Result<(), ClassifyError> {
         let GoTimeline {
             sensor,
@@ -229,6 +243,10 @@ impl GoTimeline {
             }
             Ok(())
         })
+    }
+    /// Releases spare capacity ([`Timeline::shrink_to_fit`]).
+    pub fn shrink_to_fit(&mut self) {
+        self.timeline.shrink_to_fit();
     }
     /// Takes the last position back (needs the journal).
     pub fn undo(&mut self, previous: Option<&Board>) -> Result<(), ClassifyError> {
@@ -462,7 +480,7 @@ pub fn classify_game(
     let mut g = GoTimeline::new(setting, (first.cols(), first.rows()), opts, top)?;
     g.push_all(positions, last_moves)?;
     // The record is classified to its end: what is kept of it holds no spare capacity.
-    g.timeline.shrink_to_fit();
+    g.shrink_to_fit();
     Ok(g)
 }
 

@@ -73,6 +73,10 @@ pub enum TimelineError {
     /// Undo without a journal, or with no step to take back.
     #[error("no step to take back (undo needs a timeline made with a journal)")]
     NothingToUndo,
+    /// The thread of the levels above 0 stopped ([`Timeline::pipelined`]: a fault of the engine,
+    /// whose panic follows).
+    #[error("the thread of the levels above 0 stopped")]
+    UpperLevelsStopped,
 }
 
 /// Level-0 plans anchored at one variable of one constraint (a variable no process of the pattern
@@ -164,6 +168,8 @@ pub struct Timeline {
     /// Per step: the deltas of every level (kept with the journal, so that undo restores the
     /// previous step's).
     deltas: Vec<Vec<LevelDelta>>,
+    /// Steps whose levels above 0 were brought up to date on a second thread.
+    piped: u64,
 }
 
 impl Timeline {
@@ -230,6 +236,7 @@ impl Timeline {
             scratch: PlanScratch::default(),
             log: None,
             deltas: Vec::new(),
+            piped: 0,
         }
     }
 
@@ -252,6 +259,12 @@ impl Timeline {
     /// (steps taken back included).
     pub fn flood_replays(&self) -> u64 {
         self.levels.iter().map(|lv| lv.memo.replays).sum()
+    }
+
+    /// How many steps had their levels above 0 brought up to date on a second thread
+    /// ([`Timeline::pipelined`]).
+    pub fn steps_pipelined(&self) -> u64 {
+        self.piped
     }
 
     /// The setting.
@@ -633,7 +646,6 @@ impl Timeline {
     }
 }
 
-/// The step of node `n`, given each step's first node.
 /// What level n−1 hands to level n at the end of a step: its elements that became nodes, the
 /// nodes whose elements ended, and the class element links of shared applications. Built from the
 /// lower level ([`Feed::of`]) and taken by the upper one ([`Feed::take`]), one after the other on
@@ -694,7 +706,8 @@ impl Feed {
             members.sort_unstable();
             members.dedup();
             if members.len() >= 2 {
-                feed.links.push((below.store.constraint(m), members.clone()));
+                feed.links
+                    .push((below.store.constraint(m), std::mem::take(&mut members)));
             }
         }
         feed
@@ -749,6 +762,7 @@ impl Feed {
     }
 }
 
+/// The step of node `n`, given each step's first node.
 fn step_of(starts: &[NodeId], n: NodeId) -> u32 {
     (starts.partition_point(|&s| s <= n) as u32).saturating_sub(1)
 }

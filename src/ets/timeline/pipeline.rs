@@ -5,7 +5,8 @@
 //! The route is the timeline's own: the same level-0 step ([`Timeline::end_step`] without its
 //! upper levels), the same feed built from level 0 at the end of the step, and the same upper
 //! steps taking the feeds in step order on the second thread. The timeline after the pipeline is
-//! therefore the one the steps would have made on one thread (tested: `tests/timeline_api.rs`).
+//! therefore the one the steps would have made on one thread (tested: `tests/engine_props.rs` on random structs of a two-level setting and on the
+//! parcel post's three levels, `tests/go_classify.rs` on whole sample games).
 //! Used where a whole run of steps is known to be taken without a look at the upper levels in
 //! between and without a journal (a recorded game classified to its end); steps that may be
 //! taken back, or whose deltas are read as they come, take [`Timeline::end_step`].
@@ -100,8 +101,9 @@ impl Steps for Pipelined<'_> {
         self.tl.level0_step(t, None);
         let feed = Feed::of(&mut self.tl.levels[0], t, self.fed);
         self.fed += feed.nodes.len();
-        // The other end is gone only if its thread panicked, which `pipelined` reports.
-        let _ = tx.send(feed);
+        // The other end is gone only if its thread panicked (`pipelined` then raises the panic).
+        tx.send(feed).map_err(|_| TimelineError::UpperLevelsStopped)?;
+        self.tl.piped += 1;
         Ok(())
     }
     fn undo(&mut self) -> Result<(), TimelineError> {
@@ -141,8 +143,12 @@ impl Timeline {
     ///
     /// Without a second core, a level above 0, or with the journal kept (steps that may be taken
     /// back), `f`'s steps take every level at once, as [`Timeline::end_step`] does; so they do when
-    /// called on a rayon worker (a pool working through many timelines keeps the cores busy
-    /// already).
+    /// called with a step open, or on a rayon worker (a pool working through many timelines keeps
+    /// the cores busy already). [`Timeline::steps_pipelined`] counts the steps that went through
+    /// the second thread.
+    ///
+    /// If `f` or the upper levels panic, the timeline gets its levels back before the panic goes
+    /// on (their state is then that of a step cut short).
     pub fn pipelined<R, F: FnOnce(&mut Pipelined<'_>) -> R>(&mut self, f: F) -> R {
         let two =
             std::thread::available_parallelism().is_ok_and(|n| n.get() > 1) && rayon::current_thread_index().is_none();
@@ -158,31 +164,38 @@ impl Timeline {
         let setting = self.setting.clone();
         let fed = upper[0].host.len();
         let (tx, rx) = mpsc::channel::<Feed>();
-        let out: Result<R, F> = std::thread::scope(|s| {
-            let work = || upper_levels(&mut upper, &plans, &setting, rx);
-            match std::thread::Builder::new()
-                .name("timeline-upper".into())
-                .spawn_scoped(s, work)
-            {
-                // No thread to be had: every level at each step, below.
-                Err(_) => Err(f),
-                Ok(worker) => {
-                    // The sender goes with the handle: the thread then takes what is left and
-                    // returns.
-                    let r = f(&mut Pipelined {
-                        tl: &mut *self,
-                        tx: Some(tx),
-                        fed,
-                    });
-                    match worker.join() {
-                        Ok(()) => Ok(r),
-                        Err(panic) => std::panic::resume_unwind(panic),
+        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            std::thread::scope(|s| {
+                let work = || upper_levels(&mut upper, &plans, &setting, rx);
+                match std::thread::Builder::new()
+                    .name("timeline-upper".into())
+                    .spawn_scoped(s, work)
+                {
+                    // No thread to be had: every level at each step, below.
+                    Err(_) => Err(f),
+                    Ok(worker) => {
+                        // The sender goes with the handle: the thread then takes what is left and
+                        // returns.
+                        let r = f(&mut Pipelined {
+                            tl: &mut *self,
+                            tx: Some(tx),
+                            fed,
+                        });
+                        match worker.join() {
+                            Ok(()) => Ok(r),
+                            Err(panic) => std::panic::resume_unwind(panic),
+                        }
                     }
                 }
-            }
-        });
+            })
+        }));
+        // Whatever happened, the timeline has its levels and plans again.
         self.levels.extend(upper);
         self.plans_n = plans;
+        let out = match out {
+            Ok(out) => out,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
         match out {
             Ok(r) => r,
             Err(f) => f(&mut Pipelined {
@@ -191,5 +204,38 @@ impl Timeline {
                 fed: 0,
             }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    use std::sync::Arc;
+
+    #[test]
+    fn a_panic_in_the_steps_leaves_every_level_in_place() {
+        let st = Arc::new(crate::demo::bank::setting());
+        let mut tl = Timeline::new(st, None);
+        let top = tl.levels().len();
+        assert!(top >= 2, "a setting with a level above 0");
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            tl.pipelined(|p| {
+                p.begin_step().unwrap();
+                p.end_step().unwrap();
+                panic!("a fault in the steps");
+            })
+        }));
+        assert!(r.is_err());
+        assert_eq!(tl.levels().len(), top);
+        // and the timeline goes on, through either route.
+        tl.begin_step().unwrap();
+        tl.end_step().unwrap();
+        tl.pipelined(|p| {
+            p.begin_step().unwrap();
+            p.end_step().unwrap();
+        });
+        assert_eq!(tl.steps(), 3);
+        assert_eq!(tl.levels().len(), top);
     }
 }
