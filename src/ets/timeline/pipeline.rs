@@ -5,8 +5,9 @@
 //! The route is the timeline's own: the same level-0 step ([`Timeline::end_step`] without its
 //! upper levels), the same feed built from level 0 at the end of the step, and the same upper
 //! steps taking the feeds in step order on the second thread. The timeline after the pipeline is
-//! therefore the one the steps would have made on one thread (tested: `tests/engine_props.rs` on random structs of a two-level setting and on the
-//! parcel post's three levels, `tests/go_classify.rs` on whole sample games).
+//! therefore the one the steps would have made on one thread (tested in `tests/engine_props.rs`
+//! on random structs of a two-level setting and on the parcel post's three levels, and by the
+//! front-end's classification tests on whole sample records).
 //! Used where a whole run of steps is known to be taken without a look at the upper levels in
 //! between and without a journal (a recorded game classified to its end); steps that may be
 //! taken back, or whose deltas are read as they come, take [`Timeline::end_step`].
