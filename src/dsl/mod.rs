@@ -1,6 +1,6 @@
 //! The class language: primal classes, primitives, constraints of any level and classes written as
-//! text (`grammars/ets.ebnf`), read with their imports ([`load`]), parsed with nom ([`parser`]),
-//! printed canonically ([`printer`]), compiled to an engine [`crate::ets::Setting`] ([`compile`])
+//! text (`grammars/ets.ebnf`), read with their imports ([`load`](mod@load)), parsed with nom ([`parser`]),
+//! printed canonically ([`printer`]), compiled to an engine [`crate::ets::Setting`] ([`compile`](mod@compile))
 //! and checked for what is well typed but meaningless ([`check`]). Reference: `docs/dsl.md`.
 
 pub mod ast;

@@ -1,7 +1,7 @@
 //! The parser of the class language: one function `p_<production>` per production of
 //! `grammars/ets.ebnf` (a test checks that the two name the same productions). Tokens are read
 //! with nom; a failed token becomes a [`DslError`] with the byte span where it was expected, at one
-//! boundary ([`Parser::expect`]).
+//! boundary (`Parser::expect`).
 //!
 //! After a syntax error the parser skips to the next line that begins with an item keyword and
 //! goes on, so that one run reports one diagnostic per broken item ([`parse_all`]). A block that

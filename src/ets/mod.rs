@@ -2,7 +2,7 @@
 //!
 //! One module per formal concept, named as in the thesis:
 //! [`primitive`] (primal classes, abstract and concrete primitives, §3.3.1),
-//! [`structs`] (structs, §3.3.2), [`relabel`] and [`assembly`] (relabeling, structural identity,
+//! [`structs`] (structs, §3.3.2), [`relabel`](mod@relabel) and [`assembly`] (relabeling, structural identity,
 //! assembly, Fig. 3.4), [`matching`] (constraint satisfaction, §3.4.1.1, one matcher for every
 //! level), [`setting`] (constraints and classes), [`schedule`] (generating-system schedules,
 //! §3.4.1.2), [`generation`] and [`recognition`] (the two directions of a generating system),

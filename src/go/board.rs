@@ -2,7 +2,7 @@
 //! says a Go engine "must keep … in memory" beside its structs (§4.4.2), from which the recorder
 //! takes what the player's attention perceives.
 //!
-//! Move execution follows the SGF specification (FF[4], "Move properties"): a move is executed
+//! Move execution follows the SGF specification (FF\[4\], "Move properties"): a move is executed
 //! even when illegal — the stone is placed (replacing what was there), opponent blocks left
 //! without liberties are removed, then the mover's own block if it has none (suicide); prisoners
 //! are counted. Setup (AB/AW/AE) places or clears stones and never captures.

@@ -1,7 +1,7 @@
 //! A game record read from SGF and replayed: header information, the chosen line of play, and
 //! the sequence of positions with every irregularity reported as a warning with its move number.
 //!
-//! The replay follows the SGF specification's move execution (FF[4], "Move properties"); it is
+//! The replay follows the SGF specification's move execution (FF\[4\], "Move properties"); it is
 //! the sensor's input of thesis §4.4 (the position an engine "must keep … in memory"). Input is
 //! bounded: a line whose positions would hold more than [`MAX_POSITION_CELLS`] board points is
 //! refused, and [`check_recording`] refuses a recording (and so a classification) estimated at

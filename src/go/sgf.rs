@@ -1,7 +1,7 @@
-//! SGF (FF[4], reading FF[1]–FF[3] too): collections, game trees, variations, properties.
+//! SGF (FF\[4\], reading FF\[1\]–FF\[3\] too): collections, game trees, variations, properties.
 //!
 //! Implements the Smart Game Format the thesis names as the source of training structs (§4.4.1,
-//! [52]). The grammar (`Collection = GameTree+`, `GameTree = "(" Sequence GameTree* ")"`,
+//! \[52\]). The grammar (`Collection = GameTree+`, `GameTree = "(" Sequence GameTree* ")"`,
 //! `Sequence = Node+`, `Node = ";" Property*`, `Property = PropIdent PropValue+`) is parsed with
 //! one nom parser per token (identifier) and an explicit stack for the tree, so that deeply nested
 //! variations cannot overflow the call stack.
@@ -15,7 +15,7 @@
 //!
 //! Reading is lenient where real archives deviate and editors accept them; each deviation is a
 //! [`ReadWarning`] with its offset (see `docs/semantics.md`, "SGF and replay"): a missing `;`
-//! before a game tree's first node, text outside the game trees, FF[3] identifiers with
+//! before a game tree's first node, text outside the game trees, FF\[3\] identifiers with
 //! lower-case letters (`AddBlack` → `AB`), a property repeated in one node (values merged), a
 //! record cut short (read up to its last complete node). Input beyond [`MAX_NODES`] is refused.
 
