@@ -461,6 +461,12 @@ fn bench_classify(a: &BenchArgs, file: &Path) -> miette::Result<ExitCode> {
             .map(|x| format!("{:.0} MiB", x as f64 / 1048576.0))
             .unwrap_or_else(|| "unknown".into())
     );
+    println!(
+        "  a position changes {:.2} of the {} vertices on average (changed or beside a change, {:.2}%); full attention perceives the rest again as it was",
+        b.dirty_vertices_per_position,
+        b.vertices,
+        100.0 * b.dirty_vertices_per_position / b.vertices.max(1) as f64
+    );
     match (
         b.gnugo_ms_per_game,
         b.ratio,

@@ -18,9 +18,10 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use super::board::Point;
 use super::classify::{ClassifyError, GoTimeline, classify_game};
 use super::game::{Replay, check_recording};
-use super::record::{GoAlphabet, RecordOptions, record};
+use super::record::{GoAlphabet, RecordOptions, changes, record};
 use super::sgf::Sgf;
 use crate::ets::Setting;
 
@@ -79,6 +80,12 @@ pub struct ClassifyBench {
     pub timeline_output_ms: f64,
     /// Primitives of the whole record's struct.
     pub primitives: usize,
+    /// Per position after the first, on average, the vertices whose colour changed or that
+    /// border one that did: what a position changes in what full attention perceives (the rest
+    /// repeats the previous position; `docs/design-repeats.md`).
+    pub dirty_vertices_per_position: f64,
+    /// The board's vertices.
+    pub vertices: usize,
     /// Heap bytes of the struct per primitive.
     pub bytes_per_primitive: f64,
     /// Heap bytes of the whole timeline (struct, every level, indexes) per primitive.
@@ -136,6 +143,21 @@ pub fn peak_rss() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kb| kb * 1024)
+}
+
+/// Per position after the first, on average, the vertices whose colour changed or that border
+/// one that did (0 for a record of one position).
+fn dirty_vertices(replay: &Replay) -> f64 {
+    let mut dirty = 0usize;
+    for w in replay.positions.windows(2) {
+        let changed = changes(&w[0], &w[1]);
+        let mut d: Vec<Point> = changed.iter().flat_map(|&p| w[1].neighbours(p)).collect();
+        d.extend_from_slice(&changed);
+        d.sort_unstable();
+        d.dedup();
+        dirty += d.len();
+    }
+    dirty as f64 / replay.positions.len().saturating_sub(1).max(1) as f64
 }
 
 /// CPU time of the process so far (every thread, ended ones included), seconds.
@@ -341,6 +363,8 @@ pub fn classify(
         move_n_output_ms: median(one_out) * 1e3,
         timeline_output_ms: median(upto_out) * 1e3,
         primitives: prims,
+        dirty_vertices_per_position: dirty_vertices(replay),
+        vertices: cols as usize * rows as usize,
         bytes_per_primitive: heap as f64 / prims.max(1) as f64,
         timeline_bytes_per_primitive: all_heap as f64 / prims.max(1) as f64,
         peak_memory_bytes: peak,
