@@ -204,13 +204,14 @@ impl GoTimeline {
     /// Perceives the next position (`board`, reached by `last_move`) as one step; returns the
     /// levels, whose deltas say what the step changed.
     pub fn push(&mut self, board: &Board, last_move: Option<Point>) -> Result<&[Level], ClassifyError> {
-        let GoTimeline {
-            sensor,
-            timeline,
-            last,
-            vertices0,
-        } = self;
-        push_to(timeline, sensor, last, vertices0, board, last_move)?;
+        push_to(
+            &mut self.timeline,
+            &mut self.sensor,
+            &mut self.last,
+            &mut self.vertices0,
+            board,
+            last_move,
+        )?;
         Ok(self.timeline.levels())
     }
     /// Perceives `positions` one after another (`last_moves[k]` reached position k), as
@@ -231,15 +232,10 @@ impl GoTimeline {
     /// assert_eq!(g.timeline().levels().len(), 3);
     /// ```
     pub fn push_all(&mut self, positions: &[Board], last_moves: &[Option<Point>]) -> Result<(), ClassifyError> {
-        let GoTimeline {
-            sensor,
-            timeline,
-            last,
-            vertices0,
-        } = self;
-        timeline.pipelined(|p| {
+        self.timeline.pipelined(|p| {
             for (k, b) in positions.iter().enumerate() {
-                push_to(p, sensor, last, vertices0, b, last_moves.get(k).copied().flatten())?;
+                let m = last_moves.get(k).copied().flatten();
+                push_to(p, &mut self.sensor, &mut self.last, &mut self.vertices0, b, m)?;
             }
             Ok(())
         })
