@@ -296,6 +296,25 @@ proptest! {
     }
 
     #[test]
+    fn matches_taken_as_images_make_the_timeline_of_matches_found(
+        layer in prop::collection::vec((0usize..5, prop::collection::vec(any::<u16>(), 3)), 1..10),
+        layers in 2usize..9,
+        flips in prop::collection::vec((any::<u16>(), any::<u16>(), 0usize..5), 0..3),
+    ) {
+        // Steps that repeat one another, but for a few primitives of another kind: level 0 taking
+        // the matches of clean primitives as images (`Timeline::find_repeats`) ends with the
+        // timeline of every primitive matched by its plans, matches included.
+        let st = Arc::new(bank::setting());
+        let (s, cuts) = layered(st.alphabet(), &layer, layers, &flips);
+        let found = grow_finding_repeats(&st, &s, &cuts, false);
+        let images = grow_finding_repeats(&st, &s, &cuts, true);
+        prop_assert_eq!(found.repeat_counts().0, 0);
+        prop_assert_eq!(images.repeat_counts().1, s.len() as u64);
+        prop_assert_eq!(fingerprint(&found), fingerprint(&images));
+        prop_assert_eq!(matches(&found), matches(&images));
+    }
+
+    #[test]
     fn undo_takes_every_step_back(r in recipe(), cuts in prop::collection::vec(any::<u16>(), 1..6)) {
         // Every step taken back leaves the timeline as it was before the step: its elements,
         // matches, and the deltas of the step before.
@@ -418,6 +437,95 @@ fn step<S: Steps>(tl: &mut S, s: &Struct, from: u32, to: u32) {
         }
     }
     tl.end_step().unwrap();
+}
+
+/// `layers` steps, each the primitives of `layer` in order, each initial site fed (when its choice
+/// says so) by an open terminal of the same primal class in the step before or earlier in its
+/// own, chosen by its place among them; so each step repeats the one before, but for `flips`
+/// (layer, place, kind): a primitive of another kind there. Returns the struct and the first
+/// primitive of each step after the first.
+fn layered(al: &Arc<Alphabet>, layer: &Recipe, layers: usize, flips: &[(u16, u16, usize)]) -> (Struct, Vec<u32>) {
+    let mut s = Struct::new(al.clone());
+    let mut cuts = Vec::new();
+    let mut prev = 0;
+    for j in 0..layers {
+        let first = s.len() as u32;
+        if j > 0 {
+            cuts.push(first);
+        }
+        for (i, (k, choices)) in layer.iter().enumerate() {
+            let k = flips
+                .iter()
+                .find(|f| f.0 as usize % layers == j && f.1 as usize % layer.len() == i)
+                .map_or(*k, |f| f.2);
+            let kind = ets::ets::PrimitiveKind(k as u32);
+            let n = s.add_primitive(kind).unwrap();
+            let ap = al.primitive(kind).clone();
+            for (site, init) in ap.initials.iter().enumerate() {
+                let c = choices[site % choices.len()] as usize;
+                if c.is_multiple_of(4) {
+                    continue;
+                }
+                let open: Vec<(u32, usize)> = s
+                    .open_terminals()
+                    .into_iter()
+                    .filter(|o| {
+                        o.node >= prev
+                            && o.node != n
+                            && al.primitive(s.kind_of(o.node)).terminals[o.site as usize].class == init.class
+                    })
+                    .map(|o| (o.node, o.site as usize))
+                    .collect();
+                if open.is_empty() {
+                    continue;
+                }
+                let (m, t) = open[c % open.len()];
+                s.connect(m, t, n, site).unwrap();
+            }
+        }
+        prev = first;
+    }
+    (s, cuts)
+}
+
+/// A timeline holding `s` cut before each primitive of `cuts`, level 0 finding repeats or not.
+fn grow_finding_repeats(st: &Arc<Setting>, s: &Struct, cuts: &[u32], on: bool) -> Timeline {
+    let mut tl = Timeline::new(st.clone(), None);
+    tl.find_repeats(on);
+    let mut from = 0;
+    for &c in cuts.iter().chain([s.len() as u32].iter()) {
+        step(&mut tl, s, from, c);
+        from = c;
+    }
+    tl
+}
+
+/// Every level's matches: constraint, nodes and step formed.
+fn matches(tl: &Timeline) -> Vec<Vec<(u32, Vec<u32>, u32)>> {
+    tl.levels()
+        .iter()
+        .map(|lv| {
+            (0..lv.match_count() as u32)
+                .map(|m| (lv.constraint(m).0, lv.match_nodes(m).to_vec(), lv.match_formed(m)))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn steps_that_repeat_have_clean_primitives() {
+    // The premise of the property above: in steps that repeat, primitives are found clean (or the
+    // property would compare one route with itself). Bank layers of an account, a transfer and
+    // a deposit, each fed by the one before.
+    let st = Arc::new(bank::setting());
+    let layer: Recipe = (0..5).map(|k| (k, vec![1, 2, 3])).collect();
+    let (s, cuts) = layered(st.alphabet(), &layer, 8, &[]);
+    let tl = grow_finding_repeats(&st, &s, &cuts, true);
+    let (clean, seen) = tl.repeat_counts();
+    assert!(clean > 0 && clean < seen, "{clean} of {seen} clean");
+    let off = grow_finding_repeats(&st, &s, &cuts, false);
+    assert_eq!(fingerprint(&off), fingerprint(&tl));
+    assert_eq!(matches(&off), matches(&tl));
 }
 
 /// A timeline holding `s`, cut into steps before each primitive of `cuts`.

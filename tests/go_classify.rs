@@ -756,3 +756,63 @@ fn levels_as_a_pipeline_make_the_timeline_of_single_positions() {
         }
     }
 }
+
+/// Level 0 takes the matches of a clean primitive (it and its neighbourhood repeat the previous
+/// position) as images of the previous position's (`Timeline::find_repeats`): the timeline is
+/// the one every primitive matched by its plans makes, at every attention, and at full attention
+/// most primitives are clean.
+#[test]
+fn matches_taken_as_images_make_the_timeline_of_matches_found() {
+    let games: Vec<PathBuf> = sample("tom-9d")
+        .into_iter()
+        .take(3)
+        .chain(sample("9x9").into_iter().take(2))
+        .collect();
+    for path in &games {
+        let r = game(path);
+        for att in [Attention::FOCUS, Attention::Full, Attention::SWEEP] {
+            if matches!(att, Attention::Sweep { .. }) && r.info.size.0 > 9 {
+                continue; // a 19x19 record swept at every position: long, and focus covers it
+            }
+            let (first, last) = (&r.positions[0], last_moves(&r));
+            let run = |on: bool| {
+                let mut g =
+                    GoTimeline::new(setting().clone(), (first.cols(), first.rows()), opts(att), Some(2)).unwrap();
+                g.find_repeats(on);
+                for (b, m) in r.positions.iter().zip(&last) {
+                    g.push(b, *m).unwrap();
+                }
+                g
+            };
+            let (found, images) = (run(false), run(true));
+            assert_eq!(found.timeline().repeat_counts().0, 0);
+            let (clean, seen) = images.timeline().repeat_counts();
+            assert_eq!(seen, images.timeline().strukt().len() as u64);
+            if matches!(att, Attention::Full) {
+                // 19x19 records: over 90%; 9x9 ones, where a move changes more of the board: over 60%.
+                assert!(
+                    clean * 2 > seen,
+                    "{}: only {clean} of {seen} primitives clean at full attention",
+                    path.display()
+                );
+            }
+            let json = |g: &GoTimeline| serde_json::to_string(&g.timeline_json(true)).unwrap();
+            assert!(
+                json(&found) == json(&images),
+                "{}, {att:?}: the timelines differ",
+                path.display()
+            );
+            let lv = |g: &GoTimeline| {
+                let l = g.timeline().level(0);
+                (0..l.match_count() as u32)
+                    .map(|m| (l.constraint(m), l.match_nodes(m).to_vec()))
+                    .collect::<Vec<_>>()
+            };
+            assert!(
+                lv(&found) == lv(&images),
+                "{}, {att:?}: the level-0 matches differ",
+                path.display()
+            );
+        }
+    }
+}

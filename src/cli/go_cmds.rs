@@ -467,6 +467,10 @@ fn bench_classify(a: &BenchArgs, file: &Path) -> miette::Result<ExitCode> {
         b.vertices,
         100.0 * b.dirty_vertices_per_position / b.vertices.max(1) as f64
     );
+    println!(
+        "  level 0 took the matches of {:.2}% of the primitives as images of the previous position's (clean: they and their neighbourhood repeat it)",
+        100.0 * b.clean_share
+    );
     match (
         b.gnugo_ms_per_game,
         b.ratio,

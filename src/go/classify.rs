@@ -201,6 +201,11 @@ impl GoTimeline {
     pub fn remember_floods(&mut self, on: bool) {
         self.timeline.remember_floods(on);
     }
+    /// Whether level 0 takes the matches of primitives that repeat the previous position as
+    /// images ([`Timeline::find_repeats`]; on by default, the classification the same either way).
+    pub fn find_repeats(&mut self, on: bool) {
+        self.timeline.find_repeats(on);
+    }
     /// Perceives the next position (`board`, reached by `last_move`) as one step; returns the
     /// levels, whose deltas say what the step changed.
     pub fn push(&mut self, board: &Board, last_move: Option<Point>) -> Result<&[Level], ClassifyError> {

@@ -27,6 +27,7 @@ pub mod level;
 pub mod lives;
 mod memo;
 mod pipeline;
+mod repeats;
 mod store;
 pub mod view;
 
@@ -170,6 +171,8 @@ pub struct Timeline {
     deltas: Vec<Vec<LevelDelta>>,
     /// Steps whose levels above 0 were brought up to date on a second thread.
     piped: u64,
+    /// Level 0: which primitives repeat the step before, and where no plan needs to run.
+    repeats: repeats::Repeats,
 }
 
 impl Timeline {
@@ -237,6 +240,7 @@ impl Timeline {
             log: None,
             deltas: Vec::new(),
             piped: 0,
+            repeats: repeats::Repeats::default(),
         }
     }
 
@@ -265,6 +269,20 @@ impl Timeline {
     /// ([`Timeline::pipelined`]).
     pub fn steps_pipelined(&self) -> u64 {
         self.piped
+    }
+
+    /// Whether level 0 takes the matches at a primitive that repeats the step before, in a
+    /// neighbourhood that does too, as the images of those at the primitive it repeats instead of
+    /// running the plans there (on by default; the timeline is the same either way: see the
+    /// `repeats` module and `docs/design-repeats.md`). Off, every primitive is matched: for
+    /// measuring and testing.
+    pub fn find_repeats(&mut self, on: bool) {
+        self.repeats.off = !on;
+    }
+    /// How many primitives were clean (their matches taken as images), and how many were added,
+    /// over every step (steps taken back included).
+    pub fn repeat_counts(&self) -> (u64, u64) {
+        (self.repeats.clean_count, self.repeats.node_count)
     }
 
     /// The setting.
@@ -444,8 +462,21 @@ impl Timeline {
         // New matches, anchored at each new primitive as their latest one.
         let first_new = lv.store.len() as MatchId;
         let strukt = &self.strukt;
+        self.repeats.step(strukt, &self.step_start, self.reach0);
         let mut flat: Vec<NodeId> = Vec::new();
+        let starts = &self.step_start;
         for n in first_node..strukt.len() as NodeId {
+            if self.repeats.is_clean(first_node, n) {
+                // The images of the matches anchored at the primitive it repeats.
+                let p = repeats::original(starts, n);
+                for m in self.by_anchor[p as usize]..self.by_anchor[p as usize + 1] {
+                    flat.clear();
+                    flat.extend(lv.store.nodes(m).iter().map(|&x| repeats::image(starts, x)));
+                    lv.store.push(lv.store.constraint(m), &flat, t);
+                }
+                self.by_anchor.push(lv.store.len() as u32);
+                continue;
+            }
             let kind = strukt.kind_of(n).0 as usize;
             // What feeds each initial site: (kind, terminal site).
             let mut fed: SmallVec<[(u32, u16); 8]> = SmallVec::new();
@@ -516,7 +547,6 @@ impl Timeline {
             }
         };
         let open = |x: NodeId| strukt.open_terminal_count(x) > 0;
-        let starts = &self.step_start;
         let step_of_node = |x: NodeId| step_of(starts, x);
         let mut cx = StepCtx {
             t,
@@ -638,6 +668,7 @@ impl Timeline {
         self.strukt.truncate(l.nodes);
         self.by_anchor.truncate(l.nodes + 1);
         self.step_start.pop();
+        self.repeats.truncate(self.step_start.len());
         let prev = self.deltas.last().cloned();
         for (k, lv) in self.levels.iter_mut().enumerate() {
             lv.delta = prev.as_ref().map(|d| d[k].clone()).unwrap_or_default();

@@ -1,0 +1,265 @@
+//! Repeated perceptions: the shift σ between consecutive steps of a growing struct, and the
+//! *clean* nodes, where the matches anchored are the σ-images of those anchored at the node they
+//! repeat (§3.3.2 structs, §3.4.1.2 constraint matches; `docs/design-repeats.md`, steps 1–2).
+//!
+//! - **Shift.** σ maps node x of step s to the node at the same offset in step s+1, when there is
+//!   one. A node n of step t *repeats* p = σ⁻¹(n) (of step t−1) when both have the same kind and
+//!   each initial site of n is fed as the same site of p is: both free, or fed from the same
+//!   terminal site by y and x with y = σ(x). That reads only the in-processes of n and p: no
+//!   node's repeat depends on another's, so a change in one step does not spread to the next.
+//! - **Clean node.** A repeat n of p such that no node within `reach` processes of n (the level's
+//!   pattern reach) fails to repeat its σ-preimage, and no node within `reach` of p fails to have
+//!   its σ-image repeat it. Then σ maps the neighbourhood of p (its nodes up to p) onto that of n
+//!   (up to n) with kinds and processes (sites included): every process between two of its nodes is
+//!   an in-process of one of them, and σ is increasing within a step. A plan reads nothing else,
+//!   so the matches anchored at n, as their latest node, are the σ-images of those anchored at p,
+//!   in the same order.
+//!
+//! Distances are taken in the whole struct (later nodes included): a superset of the nodes a plan
+//! can reach, so a node found clean is clean. A step whose nodes mostly do not repeat (a front-end
+//! that perceives different places at each step) is kept as one mark, not a list; the nodes near
+//! it are never clean.
+//!
+//! The engine finds σ itself: a front-end that perceives the same things in the same order at
+//! each step gets the benefit, one that does not loses nothing but this check.
+
+use crate::ets::ids::NodeId;
+use crate::ets::structs::Struct;
+
+/// Per step: what of it does not repeat the step before.
+#[derive(Debug, Clone, Copy)]
+struct StepRepeats {
+    /// Where its non-repeats begin in `Repeats::bad` (they end where the next step's begin).
+    from: u32,
+    /// Whether its non-repeats are listed. Not when it repeats nothing: the first step, or one
+    /// most of whose nodes do not repeat (no node near it is clean).
+    listed: bool,
+    /// The oldest step a process into its nodes comes from.
+    back: u32,
+}
+
+/// The shift between steps and the clean nodes of the latest step.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Repeats {
+    /// Off: no node is clean (every node is matched by its plans: the oracle of this module).
+    pub off: bool,
+    steps: Vec<StepRepeats>,
+    /// The non-repeats of the listed steps, step after step, each step's in node order.
+    bad: Vec<NodeId>,
+    /// The latest step's clean nodes, from its first node (bits).
+    clean: Vec<u64>,
+    /// How many nodes were found clean, and how many nodes were seen, over every step (steps taken
+    /// back included).
+    pub clean_count: u64,
+    pub node_count: u64,
+    /// Scratch: the nodes reached during a search, from its first node.
+    seen: Vec<bool>,
+}
+
+/// How far back (in steps) a neighbourhood may reach before the check gives up (every node of
+/// the step is then dirty: a struct whose processes come from far back).
+const MAX_SPAN: u32 = 16;
+
+impl Repeats {
+    /// Forgets the steps from `steps` on (undo).
+    pub(crate) fn truncate(&mut self, steps: usize) {
+        if let Some(s) = self.steps.get(steps) {
+            self.bad.truncate(s.from as usize);
+        }
+        self.steps.truncate(steps);
+        self.clean.clear();
+    }
+
+    /// The non-repeats of step `k`.
+    fn bad_of(&self, k: u32) -> &[NodeId] {
+        let a = self.steps[k as usize].from as usize;
+        let b = self
+            .steps
+            .get(k as usize + 1)
+            .map_or(self.bad.len(), |n| n.from as usize);
+        &self.bad[a..b]
+    }
+
+    /// Whether node `n` of the latest step is clean (after [`Repeats::step`]).
+    #[inline]
+    pub(crate) fn is_clean(&self, first: NodeId, n: NodeId) -> bool {
+        let i = (n - first) as usize;
+        self.clean.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
+    }
+
+    /// Finds which nodes of step `t` (the latest: `starts[t]..s.len()`) repeat the step before,
+    /// and which of them are clean for patterns reaching `reach` processes.
+    pub(crate) fn step(&mut self, s: &Struct, starts: &[NodeId], reach: usize) {
+        let t = starts.len() as u32 - 1;
+        debug_assert_eq!(self.steps.len() as u32, t);
+        let first = starts[t as usize];
+        let len = s.len() as NodeId;
+        let nn = (len - first) as usize;
+        self.clean.clear();
+        self.clean.resize(nn.div_ceil(64), 0);
+        self.node_count += nn as u64;
+        let step_of = |x: NodeId| -> u32 {
+            if x >= first {
+                t
+            } else if t > 0 && x >= starts[t as usize - 1] {
+                t - 1
+            } else {
+                (starts.partition_point(|&a| a <= x) as u32).saturating_sub(1)
+            }
+        };
+        let end_of = |k: u32| -> NodeId { starts.get(k as usize + 1).copied().unwrap_or(len) };
+        // σ(x): the node at x's offset in the next step, if that step has one there.
+        let sigma = |x: NodeId| -> Option<NodeId> {
+            let k = step_of(x);
+            if k >= t {
+                return None;
+            }
+            let y = x - starts[k as usize] + starts[k as usize + 1];
+            (y < end_of(k + 1)).then_some(y)
+        };
+        // 1. Which nodes of step t repeat, and how far back its processes come from.
+        let from = self.bad.len();
+        let mut back = t;
+        let prev = t.checked_sub(1).map(|p| starts[p as usize]);
+        for n in first..len {
+            let mut site = 0;
+            while let Some(f) = s.predecessor_or_free(n, site) {
+                if let Some((x, _)) = f {
+                    back = back.min(step_of(x));
+                }
+                site += 1;
+            }
+            let repeat = !self.off
+                && prev.is_some_and(|p0| {
+                    let p = n - first + p0;
+                    if p >= first || s.kind_of(p) != s.kind_of(n) {
+                        return false;
+                    }
+                    let mut site = 0;
+                    loop {
+                        match (s.predecessor_or_free(n, site), s.predecessor_or_free(p, site)) {
+                            (None, None) => return true,
+                            (Some(None), Some(None)) => {}
+                            (Some(Some((y, a))), Some(Some((x, b)))) if a == b && sigma(x) == Some(y) => {}
+                            _ => return false,
+                        }
+                        site += 1;
+                    }
+                });
+            if !repeat {
+                self.bad.push(n);
+            }
+        }
+        let listed = prev.is_some() && self.bad.len() - from <= nn / 2;
+        if !listed {
+            self.bad.truncate(from);
+        }
+        self.steps.push(StepRepeats {
+            from: from as u32,
+            listed,
+            back,
+        });
+        // 2. The steps the neighbourhoods of `reach` processes around the nodes of t and t−1 can
+        // reach: every one of them must be listed.
+        let Some(pfirst) = prev else { return };
+        let mut lo = t - 1;
+        for _ in 0..reach {
+            let l = (lo..=t).map(|k| self.steps[k as usize].back).min().unwrap_or(lo);
+            if l == lo {
+                break;
+            }
+            lo = l;
+        }
+        if lo == 0 || t - lo > MAX_SPAN || (lo..=t).any(|k| !self.steps[k as usize].listed) {
+            return;
+        }
+        // 3. The non-repeats in reach (for the nodes of t), and the nodes without a repeat (for
+        // their preimages in t−1): those whose image does not repeat them, or that have none.
+        let mut not_repeat: Vec<NodeId> = Vec::new();
+        let mut no_image: Vec<NodeId> = Vec::new();
+        for k in lo..=t {
+            let list = self.bad_of(k);
+            not_repeat.extend_from_slice(list);
+            let (a, b) = (starts[k as usize - 1], starts[k as usize]);
+            no_image.extend(list.iter().map(|&y| y - b + a));
+            let size_k = end_of(k) - b;
+            if b - a > size_k {
+                no_image.extend(a + size_k..b);
+            }
+        }
+        // 4. What lies within `reach` of them.
+        let base = starts[lo as usize - 1];
+        let dirty_t = self.within(s, base, &not_repeat, reach, first, len);
+        let dirty_p = self.within(s, base, &no_image, reach, pfirst, first);
+        let mut clean = 0;
+        for n in first..len {
+            let p = n - first + pfirst;
+            if p >= first || dirty_t.binary_search(&n).is_ok() || dirty_p.binary_search(&p).is_ok() {
+                continue;
+            }
+            let i = (n - first) as usize;
+            self.clean[i / 64] |= 1 << (i % 64);
+            clean += 1;
+        }
+        self.clean_count += clean;
+    }
+
+    /// The nodes in `a..b` within `reach` processes of a node of `sources`, sorted (searching the
+    /// nodes from `base` on).
+    fn within(
+        &mut self,
+        s: &Struct,
+        base: NodeId,
+        sources: &[NodeId],
+        reach: usize,
+        a: NodeId,
+        b: NodeId,
+    ) -> Vec<NodeId> {
+        self.seen.clear();
+        self.seen.resize(s.len() - base as usize, false);
+        let mut frontier: Vec<NodeId> = Vec::new();
+        let mut hit: Vec<NodeId> = Vec::new();
+        for &x in sources {
+            if x >= base && !std::mem::replace(&mut self.seen[(x - base) as usize], true) {
+                frontier.push(x);
+            }
+        }
+        let mut next: Vec<NodeId> = Vec::new();
+        for d in 0..=reach {
+            hit.extend(frontier.iter().copied().filter(|x| (a..b).contains(x)));
+            if d == reach {
+                break;
+            }
+            next.clear();
+            for &x in &frontier {
+                for z in s.outgoing(x).map(|(_, z)| z).chain(s.incoming(x).map(|(z, _)| z)) {
+                    if z >= base && !std::mem::replace(&mut self.seen[(z - base) as usize], true) {
+                        next.push(z);
+                    }
+                }
+            }
+            std::mem::swap(&mut frontier, &mut next);
+        }
+        hit.sort_unstable();
+        hit
+    }
+}
+
+/// σ⁻¹ of node `n` of the latest step t (`starts[t]..`): the node at its offset in step t−1.
+#[inline]
+pub(crate) fn original(starts: &[NodeId], n: NodeId) -> NodeId {
+    let t = starts.len() - 1;
+    n - starts[t] + starts[t - 1]
+}
+
+/// σ of node `x` of a step before the latest: the node at its offset in the next step.
+#[inline]
+pub(crate) fn image(starts: &[NodeId], x: NodeId) -> NodeId {
+    let t = starts.len() - 1;
+    let k = if x >= starts[t - 1] {
+        t - 1
+    } else {
+        starts.partition_point(|&a| a <= x) - 1
+    };
+    x - starts[k] + starts[k + 1]
+}
