@@ -785,8 +785,9 @@ fn matches_taken_as_images_make_the_timeline_of_matches_found() {
                 g
             };
             let (found, images) = (run(false), run(true));
-            assert_eq!(found.timeline().repeat_counts().0, 0);
-            let (clean, seen) = images.timeline().repeat_counts();
+            assert_eq!(found.timeline().repeat_counts().clean, 0);
+            let r = images.timeline().repeat_counts();
+            let (clean, seen) = (r.clean, r.primitives);
             assert_eq!(seen, images.timeline().strukt().len() as u64);
             if matches!(att, Attention::Full) {
                 // 19x19 records: over 90%; 9x9 ones, where a move changes more of the board: over 60%.

@@ -90,6 +90,8 @@ pub struct ClassifyBench {
     /// around them repeat the previous position, and their matches were taken as images of the
     /// previous position's instead of matched (`Timeline::find_repeats`).
     pub clean_share: f64,
+    /// Element steps level 0 took as images of the element's last one, without derivation.
+    pub quiet_element_steps: u64,
     /// Heap bytes of the struct per primitive.
     pub bytes_per_primitive: f64,
     /// Heap bytes of the whole timeline (struct, every level, indexes) per primitive.
@@ -260,7 +262,7 @@ pub fn classify(
     let (mut cpu, mut single) = (Vec::new(), Vec::new());
     let (mut prims, mut heap, mut all_heap, mut peak) = (0, 0, 0, None);
     let mut piped = false;
-    let mut clean_share = 0.0;
+    let (mut clean_share, mut quiet) = (0.0, 0);
     // On one thread: the positions pushed one at a time, every level at each position.
     let one_thread = || -> Result<f64, BenchError> {
         let t = Instant::now();
@@ -283,8 +285,9 @@ pub fn classify(
         ours.push(t.elapsed().as_secs_f64());
         cpu.push(cpu_seconds() - c);
         piped = whole.timeline().steps_pipelined() > 0;
-        let (clean, seen) = whole.timeline().repeat_counts();
-        clean_share = clean as f64 / seen.max(1) as f64;
+        let r = whole.timeline().repeat_counts();
+        clean_share = r.clean as f64 / r.primitives.max(1) as f64;
+        quiet = r.quiet;
         prims = whole.timeline().strukt().len();
         heap = whole.timeline().strukt().heap_bytes();
         all_heap = whole.timeline().heap_bytes();
@@ -373,6 +376,7 @@ pub fn classify(
         dirty_vertices_per_position: dirty_vertices(replay),
         vertices: cols as usize * rows as usize,
         clean_share,
+        quiet_element_steps: quiet,
         bytes_per_primitive: heap as f64 / prims.max(1) as f64,
         timeline_bytes_per_primitive: all_heap as f64 / prims.max(1) as f64,
         peak_memory_bytes: peak,

@@ -32,6 +32,10 @@ use super::journal::Entry;
 use super::store::MatchStore;
 use crate::ets::ids::{ClassId, ElementId, MatchId, NONE, NodeId};
 
+/// Level 0: how many runs of an element must have repeated one another, at consecutive steps,
+/// before it takes the images of its last one without derivation ([`Level::quiet_steps`]).
+const REPEATS: u32 = 4;
+
 /// Why an element ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -82,6 +86,13 @@ pub struct Elem {
     pub(crate) stillborn: bool,
     /// The step it was made at (its birth, or a fork's step).
     pub(crate) created: u32,
+    /// The last step it took a step of its schedule that is not a loop at (`NONE`: none).
+    pub(crate) stepped: u32,
+    /// Level 0: its runs of applications up to the one of step `rep_at` repeat one another,
+    /// `rep_len` of them in a row: each the image of the one before under the shift between steps
+    /// (`super::repeats`), at consecutive steps.
+    pub(crate) rep_at: u32,
+    pub(crate) rep_len: u32,
 }
 
 /// An element's state before a step changed it (for undo).
@@ -100,6 +111,9 @@ pub(crate) struct ElemSnap {
     last: u32,
     touched: u32,
     applied_at: u32,
+    stepped: u32,
+    rep_at: u32,
+    rep_len: u32,
 }
 
 impl Elem {
@@ -127,6 +141,9 @@ impl Elem {
             applied_at: NONE,
             stillborn: false,
             created: t,
+            stepped: NONE,
+            rep_at: NONE,
+            rep_len: 0,
         }
     }
     #[inline]
@@ -257,6 +274,15 @@ pub struct Level {
     around: Vec<MatchId>,
     /// The elements touched (or begun) at the current step, each once, in the order they were.
     touched_now: Vec<ElementId>,
+    /// The elements touched at the step before (level 0: the candidates of [`Level::quiet_steps`]).
+    pub(crate) touched_prev: Vec<ElementId>,
+    /// Level 0: element steps taken as images without derivation ([`Level::quiet_steps`]), over
+    /// every step.
+    pub(crate) quiet_count: u64,
+    /// Level 0, during a step: per element, whether it took its images at this step (the routing
+    /// pass passes it by), and those that did (the marks are cleared when the step ends).
+    quiet_mark: Vec<bool>,
+    quiet_list: Vec<ElementId>,
     /// Level n ≥ 1: stillborn derivations of the last steps, made again without deriving them
     /// while what they read has not changed ([`super::memo`]).
     pub(crate) memo: super::memo::FloodMemo,
@@ -284,6 +310,10 @@ impl Level {
             offer_gen: 0,
             around: Vec::new(),
             touched_now: Vec::new(),
+            touched_prev: Vec::new(),
+            quiet_count: 0,
+            quiet_mark: Vec::new(),
+            quiet_list: Vec::new(),
             memo: Default::default(),
         }
     }
@@ -409,6 +439,22 @@ pub(crate) struct StepCtx<'a> {
     pub around: &'a dyn Fn(NodeId, &mut Vec<MatchId>),
     /// Elements to resolve (non-loop steps pending).
     pub resolve: Vec<ElementId>,
+    /// Level 0, repeats found: the image at this step of match `m` formed at the step before
+    /// and anchored (its latest primitive) at `p`, when that primitive's image is calm
+    /// (`super::repeats`).
+    pub image: Option<&'a dyn Fn(MatchId, NodeId) -> Option<MatchId>>,
+    /// Level 0: the shift σ of a primitive of an earlier step (the primitive at its place one
+    /// step on).
+    pub shift: Option<&'a dyn Fn(NodeId) -> NodeId>,
+    /// Level 0: the earlier primitives held by a match of this step that is not an image (sorted),
+    /// and this step's (bits, from its first primitive): an element holding one derives.
+    pub dirty_old: &'a [NodeId],
+    pub dirty_new: &'a [u64],
+    /// Level 0: how many steps back the matches of this step reach (from the step of the
+    /// earliest primitive one holds).
+    pub span: u32,
+    /// While an element takes images ([`Level::quiet_steps`]): its joins are not caught up on.
+    pub quiet: bool,
     /// Joins to catch up on: (element, node).
     pub catch: Vec<(ElementId, NodeId)>,
     pub level0: bool,
@@ -444,6 +490,9 @@ impl Level {
                 last: el.last,
                 touched: el.touched,
                 applied_at: el.applied_at,
+                stepped: el.stepped,
+                rep_at: el.rep_at,
+                rep_len: el.rep_len,
             };
             cx.log(Entry::Elem(self.n as u8, e, Box::new(snap)));
         }
@@ -516,6 +565,9 @@ impl Level {
         el.last = s.last;
         el.touched = s.touched;
         el.applied_at = s.applied_at;
+        el.stepped = s.stepped;
+        el.rep_at = s.rep_at;
+        el.rep_len = s.rep_len;
     }
 
     #[inline]
@@ -588,7 +640,9 @@ impl Level {
         }
         // A node that joins behind the routing pass (or outside it) is caught up on at once: the
         // matches already routed that hold it may now apply.
-        cx.catch.push((e, x));
+        if !cx.quiet {
+            cx.catch.push((e, x));
+        }
     }
 
     /// Level n ≥ 1: how match `m` stands at step `t` — every node present ([`Presence::Here`]),
@@ -759,7 +813,7 @@ impl Level {
             }
         }
         for e in cands {
-            if e >= limit || !self.alive(e) {
+            if self.is_quiet(e) || e >= limit || !self.alive(e) {
                 continue;
             }
             let cls = self.elems[e as usize].cls;
@@ -956,6 +1010,7 @@ impl Level {
         let cls = self.elems[e as usize].cls as usize;
         let was_complete = self.elems[e as usize].complete_at != NONE;
         self.elems[e as usize].state = to;
+        self.elems[e as usize].stepped = cx.t;
         self.apply(cx, e, m, set);
         let cr = &self.table.classes[cls];
         let (acc, term) = (cr.accept[to as usize], cr.terminal[to as usize]);
@@ -1170,6 +1225,7 @@ impl Level {
     /// each new element derived at once; recorded matches; merges.
     pub(crate) fn derive(&mut self, cx: &mut StepCtx, ended_nodes: &[NodeId]) {
         self.memo.begin_step(cx.t, cx.journal.is_some());
+        self.quiet_steps(cx);
         let n_old = self.elems.len() as ElementId;
         let end = self.store.len() as MatchId;
         // 1. Existing elements.
@@ -1194,6 +1250,11 @@ impl Level {
         for m in cx.first_new..end {
             let c = self.store.constraint(m);
             for &k in &self.table.starters[c.0 as usize] {
+                // Level 0: a match a living element of the class holds now is held still when
+                // the starts are tried (no element ends while they are), so it starts nothing.
+                if cx.level0 && self.covered(m, k, cx.t) {
+                    continue;
+                }
                 let cr = &self.table.classes[k as usize];
                 let l = cr.local_of(c).expect("a starter uses its constraint");
                 let latest = self.store.nodes(m).iter().copied().max().unwrap_or(0);
@@ -1305,7 +1366,7 @@ impl Level {
                 .map(|h| h.iter().copied().collect())
                 .unwrap_or_default();
             for e in hs {
-                if !self.alive(e) || self.store.held_by(m, e) {
+                if self.is_quiet(e) || !self.alive(e) || self.store.held_by(m, e) {
                     continue;
                 }
                 let cls = self.elems[e as usize].cls;
@@ -1320,6 +1381,171 @@ impl Level {
         self.catch_up(cx);
         self.run_resolve(cx);
         self.merges(cx, n_old);
+        for e in self.quiet_list.drain(..) {
+            self.quiet_mark[e as usize] = false;
+        }
+    }
+
+    /// Whether element `e` took its images at this step ([`Level::quiet_steps`]).
+    #[inline]
+    fn is_quiet(&self, e: ElementId) -> bool {
+        self.quiet_mark.get(e as usize).copied().unwrap_or(false)
+    }
+
+    /// Level 0, before the routing pass: the elements whose runs of applications have repeated
+    /// one another in a calm neighbourhood take the images of their last run now, without
+    /// derivation: routing, offers and catch-up pass them by (`docs/design-repeats.md`, step 3).
+    ///
+    /// Element `e` does when, at step t (w: how many steps back this step's matches reach):
+    /// - it is living, with nothing pending, made before t−1, and took no step of its schedule that
+    ///   is not a loop at t−1 (its state is the one it had when it began t−1);
+    /// - its last w + 2 runs (at least `REPEATS`) were made at consecutive steps up to t−1, each
+    ///   the image of the one before (`Elem::rep_len`): what it holds of the last w steps is the
+    ///   image of what it held of the w steps before, when t−1 began;
+    /// - every application of its run at t−1 was made through a loop set of its state (or
+    ///   recorded), of a match formed at t−1 anchored at a primitive whose image is clean: the
+    ///   image of the match is a match of t;
+    /// - it holds every earlier primitive of those images already (it joins only primitives of t,
+    ///   so its catch-up reads only matches of t);
+    /// - no match of t that is not an image holds a primitive it holds or would join.
+    ///
+    /// Then its derivation at t is the image of its derivation at t−1. The derivation of one
+    /// element reads only its state, what it holds, and the matches routed to it or around what
+    /// it joins. At t these are images of matches of t−1 (none of the others holds a primitive of
+    /// it). What it applied at t−1 has an image, applied in the same order; what it was offered
+    /// and did not take (nothing stays pending) changed nothing, and its image, if there is one,
+    /// changes nothing either. What the other elements do (merges, starts, shared applications)
+    /// is derived as before. `Timeline::find_repeats(false)` is the oracle.
+    fn quiet_steps(&mut self, cx: &mut StepCtx) {
+        let (Some(image), Some(shift)) = (cx.image, cx.shift) else {
+            return;
+        };
+        let t = cx.t;
+        if !cx.level0 || t < REPEATS + cx.span {
+            return;
+        }
+        let mut cands = std::mem::take(&mut self.touched_prev);
+        cands.sort_unstable();
+        cands.dedup();
+        let mut imgs: Vec<(MatchId, u8)> = Vec::new();
+        let mut quiet: Vec<(ElementId, u32, u32)> = Vec::new();
+        for &e in &cands {
+            let Some(el) = self.elems.get(e as usize) else {
+                continue;
+            };
+            let young = |s: u32| s != NONE && s + 1 >= t;
+            if el.ended != NONE
+                || el.stillborn
+                || !el.pending.is_empty()
+                || young(el.created)
+                || young(el.stepped)
+                || el.applied_at != t - 1
+                || el.runs.last().is_none_or(|r| r.0 != t - 1)
+            {
+                continue;
+            }
+            self.update_streak(e, t, shift);
+            let el = &self.elems[e as usize];
+            if el.rep_len < REPEATS.max(cx.span + 2) {
+                continue;
+            }
+            let cr = &self.table.classes[el.cls as usize];
+            let from = el.runs.last().expect("a run at t-1").1 as usize;
+            let start = imgs.len();
+            let mut ok = true;
+            for k in from..el.apps.len() {
+                let (m, set) = (el.apps[k], el.sets[k]);
+                let c = self.store.constraint(m);
+                if set != RECORDED && cr.local_of(c).and_then(|l| cr.loop_set(el.state, l)) != Some(set) {
+                    ok = false;
+                    break;
+                }
+                let anchor = self.store.nodes(m).iter().copied().max().unwrap_or(0);
+                let Some(m2) = image(m, anchor) else {
+                    ok = false;
+                    break;
+                };
+                let joins_clean = self.store.nodes(m2).iter().all(|&x| {
+                    if x < cx.first_node {
+                        self.holds(e, x)
+                    } else {
+                        let i = (x - cx.first_node) as usize;
+                        cx.dirty_new[i / 64] >> (i % 64) & 1 == 0
+                    }
+                });
+                if !joins_clean {
+                    ok = false;
+                    break;
+                }
+                imgs.push((m2, set));
+            }
+            if ok {
+                quiet.push((e, start as u32, imgs.len() as u32));
+            } else {
+                imgs.truncate(start);
+            }
+        }
+        // An element holding an earlier primitive a match of t that is not an image holds.
+        let mut out: Vec<ElementId> = Vec::new();
+        for &x in cx.dirty_old {
+            out.extend_from_slice(self.holders_of_node(x));
+        }
+        out.sort_unstable();
+        cx.quiet = true;
+        for (e, a, b) in quiet {
+            if out.binary_search(&e).is_ok() {
+                continue;
+            }
+            for &(m, set) in &imgs[a as usize..b as usize] {
+                self.apply(cx, e, m, set);
+            }
+            if self.quiet_mark.len() <= e as usize {
+                self.quiet_mark.resize(self.elems.len(), false);
+            }
+            self.quiet_mark[e as usize] = true;
+            self.quiet_list.push(e);
+            let el = &mut self.elems[e as usize];
+            el.rep_at = t;
+            el.rep_len += 1;
+            self.quiet_count += 1;
+        }
+        cx.quiet = false;
+        cands.clear();
+        self.touched_prev = cands;
+    }
+
+    /// Level 0: brings `Elem::rep_len` of element `e` up to its run at t−1 (the last).
+    fn update_streak(&mut self, e: ElementId, t: u32, shift: &dyn Fn(NodeId) -> NodeId) {
+        let el = &self.elems[e as usize];
+        if el.rep_at == t - 1 {
+            return;
+        }
+        let n = el.runs.len();
+        let same = n >= 2 && el.runs[n - 2].0 + 1 == t - 1 && {
+            let (a0, a1, a2) = (el.runs[n - 2].1 as usize, el.runs[n - 1].1 as usize, el.apps.len());
+            a1 - a0 == a2 - a1
+                && (0..a2 - a1).all(|i| {
+                    let (m0, m1) = (el.apps[a0 + i], el.apps[a1 + i]);
+                    el.sets[a0 + i] == el.sets[a1 + i]
+                        && self.store.constraint(m0) == self.store.constraint(m1)
+                        && self
+                            .store
+                            .nodes(m0)
+                            .iter()
+                            .zip(self.store.nodes(m1))
+                            .all(|(&x, &y)| shift(x) == y)
+                })
+        };
+        let len = if !same {
+            1
+        } else if el.rep_at == t - 2 {
+            el.rep_len + 1
+        } else {
+            2
+        };
+        let el = &mut self.elems[e as usize];
+        el.rep_at = t - 1;
+        el.rep_len = len;
     }
 
     fn run_resolve(&mut self, cx: &mut StepCtx) {
@@ -1581,6 +1807,7 @@ impl Level {
     pub(crate) fn clear_delta(&mut self) {
         self.delta.clear();
         self.shared.clear();
+        std::mem::swap(&mut self.touched_prev, &mut self.touched_now);
         self.touched_now.clear();
     }
 }

@@ -80,6 +80,18 @@ pub enum TimelineError {
     UpperLevelsStopped,
 }
 
+/// What level 0 found of repeats ([`Timeline::find_repeats`], `docs/design-repeats.md`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct RepeatCounts {
+    /// Primitives added.
+    pub primitives: u64,
+    /// Of them, the clean ones: they and their neighbourhood (the pattern reach) repeat the step
+    /// before, and their matches were taken as images.
+    pub clean: u64,
+    /// Element steps taken as the images of the element's last one, without derivation.
+    pub quiet: u64,
+}
+
 /// Level-0 plans anchored at one variable of one constraint (a variable no process of the pattern
 /// leaves: only such a variable can be bound to a match's latest primitive).
 #[derive(Debug, Clone)]
@@ -279,10 +291,13 @@ impl Timeline {
     pub fn find_repeats(&mut self, on: bool) {
         self.repeats.off = !on;
     }
-    /// How many primitives were clean (their matches taken as images), and how many were added,
-    /// over every step (steps taken back included).
-    pub fn repeat_counts(&self) -> (u64, u64) {
-        (self.repeats.clean_count, self.repeats.node_count)
+    /// What level 0 found of repeats, over every step (steps taken back included).
+    pub fn repeat_counts(&self) -> RepeatCounts {
+        RepeatCounts {
+            primitives: self.repeats.node_count,
+            clean: self.repeats.clean_count,
+            quiet: self.levels[0].quiet_count,
+        }
     }
 
     /// The setting.
@@ -465,6 +480,11 @@ impl Timeline {
         self.repeats.step(strukt, &self.step_start, self.reach0);
         let mut flat: Vec<NodeId> = Vec::new();
         let starts = &self.step_start;
+        // The primitives held by a match that is not an image: earlier ones, and this step's (bits).
+        let mut dirty_old: Vec<NodeId> = Vec::new();
+        let mut dirty_new: Vec<u64> = vec![0; (strukt.len() - first_node as usize).div_ceil(64)];
+        // The earliest primitive a match of this step holds.
+        let mut least = first_node;
         for n in first_node..strukt.len() as NodeId {
             if self.repeats.is_clean(first_node, n) {
                 // The images of the matches anchored at the primitive it repeats.
@@ -472,6 +492,7 @@ impl Timeline {
                 for m in self.by_anchor[p as usize]..self.by_anchor[p as usize + 1] {
                     flat.clear();
                     flat.extend(lv.store.nodes(m).iter().map(|&x| repeats::image(starts, x)));
+                    least = flat.iter().copied().fold(least, NodeId::min);
                     lv.store.push(lv.store.constraint(m), &flat, t);
                 }
                 self.by_anchor.push(lv.store.len() as u32);
@@ -509,6 +530,15 @@ impl Timeline {
                 );
                 for m in flat.chunks(k.max(1)) {
                     lv.store.push(p0.constraint, m, t);
+                    for &x in m {
+                        if x < first_node {
+                            dirty_old.push(x);
+                            least = least.min(x);
+                        } else {
+                            let i = (x - first_node) as usize;
+                            dirty_new[i / 64] |= 1 << (i % 64);
+                        }
+                    }
                 }
             }
             self.by_anchor.push(lv.store.len() as u32);
@@ -548,6 +578,18 @@ impl Timeline {
         };
         let open = |x: NodeId| strukt.open_terminal_count(x) > 0;
         let step_of_node = |x: NodeId| step_of(starts, x);
+        dirty_old.sort_unstable();
+        dirty_old.dedup();
+        let (by_anchor, rp, len) = (&self.by_anchor, &self.repeats, strukt.len() as NodeId);
+        let image = |m: MatchId, p: NodeId| -> Option<MatchId> {
+            if t == 0 || p < starts[t as usize - 1] || p >= first_node {
+                return None;
+            }
+            let n = p - starts[t as usize - 1] + first_node;
+            (n < len && rp.is_clean(first_node, n)).then(|| by_anchor[n as usize] + (m - by_anchor[p as usize]))
+        };
+        let shift = |x: NodeId| repeats::image(starts, x);
+        let finds = t > 0 && !self.repeats.off;
         let mut cx = StepCtx {
             t,
             first_new,
@@ -559,6 +601,12 @@ impl Timeline {
             around: &around,
             resolve: Vec::new(),
             catch: Vec::new(),
+            image: finds.then_some(&image as &dyn Fn(MatchId, NodeId) -> Option<MatchId>),
+            shift: finds.then_some(&shift as &dyn Fn(NodeId) -> NodeId),
+            dirty_old: &dirty_old,
+            dirty_new: &dirty_new,
+            span: t - step_of(starts, least),
+            quiet: false,
             level0: true,
         };
         // Elements closed at the last step while present at it end now.
@@ -669,6 +717,9 @@ impl Timeline {
         self.by_anchor.truncate(l.nodes + 1);
         self.step_start.pop();
         self.repeats.truncate(self.step_start.len());
+        for lv in &mut self.levels {
+            lv.touched_prev.clear();
+        }
         let prev = self.deltas.last().cloned();
         for (k, lv) in self.levels.iter_mut().enumerate() {
             lv.delta = prev.as_ref().map(|d| d[k].clone()).unwrap_or_default();
@@ -967,6 +1018,12 @@ fn derive_n(
         around: &none,
         resolve: Vec::new(),
         catch: Vec::new(),
+        image: None,
+        shift: None,
+        dirty_old: &[],
+        dirty_new: &[],
+        span: 0,
+        quiet: false,
         level0: false,
     };
     lv.derive(&mut cx, ended_nodes);

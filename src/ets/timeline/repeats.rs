@@ -48,6 +48,7 @@ pub(crate) struct Repeats {
     bad: Vec<NodeId>,
     /// The latest step's clean nodes, from its first node (bits).
     clean: Vec<u64>,
+
     /// How many nodes were found clean, and how many nodes were seen, over every step (steps taken
     /// back included).
     pub clean_count: u64,
@@ -97,6 +98,7 @@ impl Repeats {
         let nn = (len - first) as usize;
         self.clean.clear();
         self.clean.resize(nn.div_ceil(64), 0);
+
         self.node_count += nn as u64;
         let step_of = |x: NodeId| -> u32 {
             if x >= first {
@@ -187,14 +189,14 @@ impl Repeats {
                 no_image.extend(a + size_k..b);
             }
         }
-        // 4. What lies within `reach` of them.
+        // 4. How far they are from the nodes of t and t−1.
         let base = starts[lo as usize - 1];
-        let dirty_t = self.within(s, base, &not_repeat, reach, first, len);
-        let dirty_p = self.within(s, base, &no_image, reach, pfirst, first);
+        let near_t = self.within(s, base, &not_repeat, reach, first, len);
+        let near_p = self.within(s, base, &no_image, reach, pfirst, first);
         let mut clean = 0;
         for n in first..len {
             let p = n - first + pfirst;
-            if p >= first || dirty_t.binary_search(&n).is_ok() || dirty_p.binary_search(&p).is_ok() {
+            if p >= first || near_t.binary_search(&n).is_ok() || near_p.binary_search(&p).is_ok() {
                 continue;
             }
             let i = (n - first) as usize;
@@ -204,14 +206,14 @@ impl Repeats {
         self.clean_count += clean;
     }
 
-    /// The nodes in `a..b` within `reach` processes of a node of `sources`, sorted (searching the
+    /// The nodes in `a..b` within `radius` processes of a node of `sources`, sorted (searching the
     /// nodes from `base` on).
     fn within(
         &mut self,
         s: &Struct,
         base: NodeId,
         sources: &[NodeId],
-        reach: usize,
+        radius: usize,
         a: NodeId,
         b: NodeId,
     ) -> Vec<NodeId> {
@@ -225,9 +227,9 @@ impl Repeats {
             }
         }
         let mut next: Vec<NodeId> = Vec::new();
-        for d in 0..=reach {
-            hit.extend(frontier.iter().copied().filter(|x| (a..b).contains(x)));
-            if d == reach {
+        for d in 0..=radius {
+            hit.extend(frontier.iter().filter(|x| (a..b).contains(*x)));
+            if d == radius {
                 break;
             }
             next.clear();
