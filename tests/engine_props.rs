@@ -545,6 +545,42 @@ fn steps_that_repeat_have_clean_primitives_and_quiet_elements() {
     assert_eq!(matches(&off), matches(&tl));
 }
 
+#[test]
+fn a_pattern_in_unconnected_parts_leaves_no_primitive_clean() {
+    // A pattern whose parts are not linked matches anywhere: what its plan reads is not near its
+    // anchor, so no primitive is clean for the level, and the timeline is the one of matches found.
+    let mut st = bank::setting();
+    let c = st
+        .add_named_constraint(
+            "Con_any_two",
+            0,
+            &ets::ets::PatternBuilder::new().var("w", "withdraw").var("s", "spend"),
+        )
+        .unwrap();
+    let set = ets::ets::ConstraintSet {
+        name: "A".into(),
+        constraints: vec![c],
+        null: false,
+    };
+    use ets::ets::Schedule;
+    st.add_class(
+        "any_two",
+        0,
+        None,
+        vec![set],
+        Schedule::Seq(vec![Schedule::Step(0), Schedule::star(Schedule::Step(0))]),
+    )
+    .unwrap();
+    let st = Arc::new(st);
+    let layer: Recipe = vec![(2, vec![1, 1, 1]), (3, vec![1, 1, 1])];
+    let (s, cuts) = layered(st.alphabet(), &[0, 1], &layer, 8, &[]);
+    let tl = grow_finding_repeats(&st, &s, &cuts, true);
+    assert_eq!(tl.repeat_counts().clean, 0);
+    let off = grow_finding_repeats(&st, &s, &cuts, false);
+    assert_eq!(fingerprint(&off), fingerprint(&tl));
+    assert_eq!(matches(&off), matches(&tl));
+}
+
 /// A timeline holding `s`, cut into steps before each primitive of `cuts`.
 fn grow(st: &Arc<Setting>, s: &Struct, cuts: &[u32]) -> Timeline {
     grow_by(st, s, cuts, false)

@@ -196,9 +196,11 @@ impl Timeline {
         let kinds = setting.alphabet().len();
         let mut plans0: Vec<Vec<Plan0>> = vec![Vec::new(); kinds];
         let mut reach0 = 1;
+        let mut connected0 = true;
         for &c in &levels[0].table.constraints {
             let p = &setting.constraint(c).pattern;
             reach0 = reach0.max(diameter(p));
+            connected0 &= connected(p);
             for (v, var) in p.vars.iter().enumerate() {
                 let source = p
                     .links
@@ -252,7 +254,9 @@ impl Timeline {
             log: None,
             deltas: Vec::new(),
             piped: 0,
-            repeats: repeats::Repeats::default(),
+            // A pattern in unconnected parts matches anywhere: its matches are not found near a
+            // primitive, and no primitive is clean for it.
+            repeats: repeats::Repeats::new(!connected0),
         }
     }
 
@@ -847,6 +851,22 @@ impl Feed {
 /// The step of node `n`, given each step's first node.
 fn step_of(starts: &[NodeId], n: NodeId) -> u32 {
     (starts.partition_point(|&s| s <= n) as u32).saturating_sub(1)
+}
+
+/// Whether every variable of a pattern is linked to every other (through its links).
+fn connected(p: &super::matching::Pattern) -> bool {
+    let n = p.vars.len();
+    let mut seen = vec![false; n];
+    let mut stack = vec![0usize];
+    while let Some(v) = stack.pop() {
+        if n == 0 || std::mem::replace(&mut seen[v], true) {
+            continue;
+        }
+        for l in p.links.iter().filter(|l| l.ends.iter().any(|e| e.0 as usize == v)) {
+            stack.extend(l.ends.iter().map(|e| e.0 as usize).filter(|&w| !seen[w]));
+        }
+    }
+    seen.iter().all(|&x| x)
 }
 
 /// The largest number of links on a shortest path between two variables of a pattern.

@@ -43,6 +43,9 @@ struct StepRepeats {
 pub(crate) struct Repeats {
     /// Off: no node is clean (every node is matched by its plans: the oracle of this module).
     pub off: bool,
+    /// Never on: a pattern of the level lies in unconnected parts (each part matches anywhere, so
+    /// what a plan reads is not near its anchor).
+    pub never: bool,
     steps: Vec<StepRepeats>,
     /// The non-repeats of the listed steps, step after step, each step's in node order.
     bad: Vec<NodeId>,
@@ -62,6 +65,14 @@ pub(crate) struct Repeats {
 const MAX_SPAN: u32 = 16;
 
 impl Repeats {
+    /// Repeats to be found (`never`: a pattern lies in unconnected parts, and none ever is).
+    pub(crate) fn new(never: bool) -> Self {
+        Repeats {
+            never,
+            ..Default::default()
+        }
+    }
+
     /// Forgets the steps from `steps` on (undo).
     pub(crate) fn truncate(&mut self, steps: usize) {
         if let Some(s) = self.steps.get(steps) {
@@ -132,6 +143,7 @@ impl Repeats {
                 site += 1;
             }
             let repeat = !self.off
+                && !self.never
                 && prev.is_some_and(|p0| {
                     let p = n - first + p0;
                     if p >= first || s.kind_of(p) != s.kind_of(n) {
