@@ -317,6 +317,7 @@ proptest! {
         prop_assert_eq!(images.repeat_counts().primitives, s.len() as u64);
         prop_assert_eq!(fingerprint(&found), fingerprint(&images));
         prop_assert_eq!(matches(&found), matches(&images));
+        prop_assert_eq!(history(&st, &s, &cuts, false), history(&st, &s, &cuts, true));
     }
 
     #[test]
@@ -515,6 +516,21 @@ fn grow_finding_repeats(st: &Arc<Setting>, s: &Struct, cuts: &[u32], on: bool) -
     tl
 }
 
+/// What `grow_finding_repeats` leaves after each step: the fingerprint (every level's elements
+/// and the step's deltas) and the matches.
+fn history(st: &Arc<Setting>, s: &Struct, cuts: &[u32], on: bool) -> Vec<String> {
+    let mut tl = Timeline::new(st.clone(), None);
+    tl.find_repeats(on);
+    let mut from = 0;
+    let mut out = Vec::new();
+    for &c in cuts.iter().chain([s.len() as u32].iter()) {
+        step(&mut tl, s, from, c);
+        out.push(format!("{}{:?}", fingerprint(&tl), matches(&tl)));
+        from = c;
+    }
+    out
+}
+
 /// Every level's matches: constraint, nodes and step formed.
 fn matches(tl: &Timeline) -> Vec<Vec<(u32, Vec<u32>, u32)>> {
     tl.levels()
@@ -543,6 +559,7 @@ fn steps_that_repeat_have_clean_primitives_and_quiet_elements() {
     let off = grow_finding_repeats(&st, &s, &cuts, false);
     assert_eq!(fingerprint(&off), fingerprint(&tl));
     assert_eq!(matches(&off), matches(&tl));
+    assert_eq!(history(&st, &s, &cuts, false), history(&st, &s, &cuts, true));
 }
 
 #[test]
@@ -661,4 +678,105 @@ fn fingerprint(tl: &Timeline) -> String {
         }
     }
     out
+}
+
+/// A chain `a` → `a` → … with, per step, `b` (fed by the `a`'s `s1`) and `y` (fed by its `s2`),
+/// `y` feeding one more primitive: a `w` at every step but `special`, a `z` there. Level-0
+/// class `chain`: a start `Con_start` (r → a), then `Con_next` (a1 → a2 → b, anchored at b,
+/// diameter 2) and `Con_far` (a → y → z, anchored at z) as loops.
+fn far_chain(steps: usize, special: usize) -> (Arc<Setting>, Struct, Vec<u32>) {
+    use ets::ets::{ConstraintSet, PatternBuilder, PrimitiveKind, Schedule};
+    let mut al = Alphabet::new();
+    let c = al.add_primal_class("c").unwrap();
+    let s = |v: &[&str]| v.iter().map(|n| (n.to_string(), c)).collect::<Vec<_>>();
+    let r = al.add_primitive("r", &[], &s(&["next"])).unwrap();
+    let a = al.add_primitive("a", &s(&["prev"]), &s(&["next", "s1", "s2"])).unwrap();
+    let b = al.add_primitive("b", &s(&["in"]), &s(&["out"])).unwrap();
+    let w = al.add_primitive("w", &s(&["in"]), &[]).unwrap();
+    let z = al.add_primitive("z", &s(&["in"]), &[]).unwrap();
+    let al = Arc::new(al);
+    let mut st = Setting::new(al.clone());
+    let start = st
+        .add_named_constraint(
+            "Con_start",
+            0,
+            &PatternBuilder::new()
+                .context("o", "r")
+                .var("a", "a")
+                .process("o", "next", "a", "prev"),
+        )
+        .unwrap();
+    let next = st
+        .add_named_constraint(
+            "Con_next",
+            0,
+            &PatternBuilder::new()
+                .context("a1", "a")
+                .var("a2", "a")
+                .var("n", "b")
+                .process("a1", "next", "a2", "prev")
+                .process("a2", "s1", "n", "in"),
+        )
+        .unwrap();
+    let far = st
+        .add_named_constraint(
+            "Con_far",
+            0,
+            &PatternBuilder::new()
+                .context("a", "a")
+                .var("y", "b")
+                .var("z", "z")
+                .process("a", "s2", "y", "in")
+                .process("y", "out", "z", "in"),
+        )
+        .unwrap();
+    let set = |name: &str, cs: Vec<ets::ets::ConstraintId>| ConstraintSet {
+        name: name.into(),
+        constraints: cs,
+        null: false,
+    };
+    st.add_class(
+        "chain",
+        0,
+        None,
+        vec![set("A", vec![start]), set("B", vec![next, far])],
+        Schedule::Seq(vec![Schedule::Step(0), Schedule::star(Schedule::Step(1))]),
+    )
+    .unwrap();
+    let mut g = Struct::new(al.clone());
+    let mut cuts = Vec::new();
+    let mut prev: u32 = g.add_primitive(r).unwrap();
+    for j in 1..=steps {
+        cuts.push(g.len() as u32);
+        let an = g.add_primitive(a).unwrap();
+        g.connect(prev, 0, an, 0).unwrap();
+        let bn = g.add_primitive(b).unwrap();
+        g.connect(an, 1, bn, 0).unwrap();
+        let yn = g.add_primitive(b).unwrap();
+        g.connect(an, 2, yn, 0).unwrap();
+        let k: PrimitiveKind = if j == special { z } else { w };
+        let zn = g.add_primitive(k).unwrap();
+        g.connect(yn, 0, zn, 0).unwrap();
+        prev = an;
+    }
+    (Arc::new(st), g, cuts)
+}
+
+#[test]
+fn a_match_that_is_not_an_image_holding_a_primitive_a_quiet_element_would_join_stops_it() {
+    // At the special step the `z` is a primitive of another kind, three processes from the `b`
+    // that anchors the chain's `Con_next` (beyond the pattern reach of 2): that `b` is clean, and
+    // the chain's run there is the image of its last. But the `a` it joins is held by the
+    // `Con_far` match anchored at the `z`, found by the plans (not an image), and the chain
+    // applies it too. An element that would join a primitive such a match holds must derive.
+    for special in 8..12 {
+        let (st, s, cuts) = far_chain(12, special);
+        let found = grow_finding_repeats(&st, &s, &cuts, false);
+        let images = grow_finding_repeats(&st, &s, &cuts, true);
+        let r = images.repeat_counts();
+        assert!(r.clean > 0 && r.quiet > 0, "{r:?}");
+        assert_eq!(fingerprint(&found), fingerprint(&images), "special step {special}");
+        assert_eq!(matches(&found), matches(&images));
+        assert_eq!(history(&st, &s, &cuts, false), history(&st, &s, &cuts, true));
+    }
 }

@@ -273,7 +273,7 @@ pub struct Level {
     /// that a catch-up does not allocate).
     around: Vec<MatchId>,
     /// The elements touched (or begun) at the current step, each once, in the order they were.
-    touched_now: Vec<ElementId>,
+    pub(crate) touched_now: Vec<ElementId>,
     /// The elements touched at the step before (level 0: the candidates of [`Level::quiet_steps`]).
     pub(crate) touched_prev: Vec<ElementId>,
     /// Level 0: element steps taken as images without derivation ([`Level::quiet_steps`]), over
@@ -811,6 +811,13 @@ impl Level {
                     }
                 }
             }
+        }
+        // Level 0, in id order: which holder list the candidates come from, and in what order
+        // they stand there, depend on when the elements joined its nodes (elements taking their
+        // images join before the routing pass), and the order of offers decides the order of
+        // resolutions, hence the ids of forks.
+        if cx.level0 {
+            cands.sort_unstable();
         }
         for e in cands {
             if self.is_quiet(e) || e >= limit || !self.alive(e) {
@@ -1407,7 +1414,10 @@ impl Level {
     ///   image of the match is a match of t;
     /// - it holds every earlier primitive of those images already (it joins only primitives of t,
     ///   so its catch-up reads only matches of t);
-    /// - no match of t that is not an image holds a primitive it holds or would join.
+    /// - no match of t that is not an image holds a primitive it holds or would join. Clean
+    ///   anchors do not ensure this: an element may join primitives of t other than the anchors,
+    ///   and a match through one of those can reach a change twice the pattern reach from the
+    ///   anchor (`tests/engine_props.rs`, `far_chain`).
     ///
     /// Then its derivation at t is the image of its derivation at t−1. The derivation of one
     /// element reads only its state, what it holds, and the matches routed to it or around what

@@ -723,6 +723,7 @@ impl Timeline {
         self.repeats.truncate(self.step_start.len());
         for lv in &mut self.levels {
             lv.touched_prev.clear();
+            lv.touched_now.clear();
         }
         let prev = self.deltas.last().cloned();
         for (k, lv) in self.levels.iter_mut().enumerate() {

@@ -195,7 +195,8 @@ impl Repeats {
             let list = self.bad_of(k);
             not_repeat.extend_from_slice(list);
             let (a, b) = (starts[k as usize - 1], starts[k as usize]);
-            no_image.extend(list.iter().map(|&y| y - b + a));
+            // (A primitive past the previous step's length is the image of none.)
+            no_image.extend(list.iter().map(|&y| y - b + a).filter(|&x| x < b));
             let size_k = end_of(k) - b;
             if b - a > size_k {
                 no_image.extend(a + size_k..b);
