@@ -51,7 +51,6 @@ pub(crate) struct Repeats {
     bad: Vec<NodeId>,
     /// The latest step's clean nodes, from its first node (bits).
     clean: Vec<u64>,
-
     /// How many nodes were found clean, and how many nodes were seen, over every step (steps taken
     /// back included).
     pub clean_count: u64,
@@ -109,7 +108,6 @@ impl Repeats {
         let nn = (len - first) as usize;
         self.clean.clear();
         self.clean.resize(nn.div_ceil(64), 0);
-
         self.node_count += nn as u64;
         let step_of = |x: NodeId| -> u32 {
             if x >= first {
