@@ -128,42 +128,48 @@ impl Repeats {
             let y = x - starts[k as usize] + starts[k as usize + 1];
             (y < end_of(k + 1)).then_some(y)
         };
-        // 1. Which nodes of step t repeat, and how far back its processes come from.
+        // 1. Which nodes of step t repeat (a step most of whose nodes do not is not listed: the
+        // count stops there), and how far back the processes into a listed step come from.
         let from = self.bad.len();
-        let mut back = t;
         let prev = t.checked_sub(1).map(|p| starts[p as usize]);
-        for n in first..len {
-            let mut site = 0;
-            while let Some(f) = s.predecessor_or_free(n, site) {
-                if let Some((x, _)) = f {
-                    back = back.min(step_of(x));
-                }
-                site += 1;
-            }
-            let repeat = !self.off
-                && !self.never
-                && prev.is_some_and(|p0| {
-                    let p = n - first + p0;
-                    if p >= first || s.kind_of(p) != s.kind_of(n) {
-                        return false;
-                    }
+        let mut listed = prev.is_some() && !self.off && !self.never;
+        if listed {
+            let p0 = prev.expect("a step before");
+            for n in first..len {
+                let p = n - first + p0;
+                let repeat = p < first && s.kind_of(p) == s.kind_of(n) && {
                     let mut site = 0;
                     loop {
                         match (s.predecessor_or_free(n, site), s.predecessor_or_free(p, site)) {
-                            (None, None) => return true,
+                            (None, None) => break true,
                             (Some(None), Some(None)) => {}
                             (Some(Some((y, a))), Some(Some((x, b)))) if a == b && sigma(x) == Some(y) => {}
-                            _ => return false,
+                            _ => break false,
                         }
                         site += 1;
                     }
-                });
-            if !repeat {
-                self.bad.push(n);
+                };
+                if !repeat {
+                    self.bad.push(n);
+                    if self.bad.len() - from > nn / 2 {
+                        listed = false;
+                        break;
+                    }
+                }
             }
         }
-        let listed = prev.is_some() && self.bad.len() - from <= nn / 2;
-        if !listed {
+        let mut back = t;
+        if listed {
+            for n in first..len {
+                let mut site = 0;
+                while let Some(f) = s.predecessor_or_free(n, site) {
+                    if let Some((x, _)) = f {
+                        back = back.min(step_of(x));
+                    }
+                    site += 1;
+                }
+            }
+        } else {
             self.bad.truncate(from);
         }
         self.steps.push(StepRepeats {
