@@ -311,13 +311,13 @@ proptest! {
         let st = Arc::new(bank::setting());
         let prefix: Vec<usize> = [0].repeat(people).into_iter().chain([1].repeat(accounts)).collect();
         let (s, cuts) = layered(st.alphabet(), &prefix, &layer, layers, &flips);
-        let found = grow_finding_repeats(&st, &s, &cuts, false);
-        let images = grow_finding_repeats(&st, &s, &cuts, true);
+        let (found, found_steps) = grow_finding_repeats(&st, &s, &cuts, false);
+        let (images, image_steps) = grow_finding_repeats(&st, &s, &cuts, true);
         prop_assert_eq!(found.repeat_counts().clean, 0);
         prop_assert_eq!(images.repeat_counts().primitives, s.len() as u64);
         prop_assert_eq!(fingerprint(&found), fingerprint(&images));
         prop_assert_eq!(matches(&found), matches(&images));
-        prop_assert_eq!(history(&st, &s, &cuts, false), history(&st, &s, &cuts, true));
+        prop_assert_eq!(found_steps, image_steps);
     }
 
     #[test]
@@ -504,31 +504,20 @@ fn layered(
     (s, cuts)
 }
 
-/// A timeline holding `s` cut before each primitive of `cuts`, level 0 finding repeats or not.
-fn grow_finding_repeats(st: &Arc<Setting>, s: &Struct, cuts: &[u32], on: bool) -> Timeline {
+/// A timeline holding `s` cut before each primitive of `cuts`, level 0 finding repeats or not,
+/// and what it held after each step: the fingerprint (every level's elements and the step's
+/// deltas) and the matches.
+fn grow_finding_repeats(st: &Arc<Setting>, s: &Struct, cuts: &[u32], on: bool) -> (Timeline, Vec<String>) {
     let mut tl = Timeline::new(st.clone(), None);
     tl.find_repeats(on);
     let mut from = 0;
+    let mut history = Vec::new();
     for &c in cuts.iter().chain([s.len() as u32].iter()) {
         step(&mut tl, s, from, c);
+        history.push(format!("{}{:?}", fingerprint(&tl), matches(&tl)));
         from = c;
     }
-    tl
-}
-
-/// What `grow_finding_repeats` leaves after each step: the fingerprint (every level's elements
-/// and the step's deltas) and the matches.
-fn history(st: &Arc<Setting>, s: &Struct, cuts: &[u32], on: bool) -> Vec<String> {
-    let mut tl = Timeline::new(st.clone(), None);
-    tl.find_repeats(on);
-    let mut from = 0;
-    let mut out = Vec::new();
-    for &c in cuts.iter().chain([s.len() as u32].iter()) {
-        step(&mut tl, s, from, c);
-        out.push(format!("{}{:?}", fingerprint(&tl), matches(&tl)));
-        from = c;
-    }
-    out
+    (tl, history)
 }
 
 /// Every level's matches: constraint, nodes and step formed.
@@ -552,14 +541,14 @@ fn steps_that_repeat_have_clean_primitives_and_quiet_elements() {
     let st = Arc::new(bank::setting());
     let layer: Recipe = vec![(2, vec![1, 1, 1]), (3, vec![1, 1, 1])];
     let (s, cuts) = layered(st.alphabet(), &[0, 1], &layer, 12, &[]);
-    let tl = grow_finding_repeats(&st, &s, &cuts, true);
+    let (tl, image_steps) = grow_finding_repeats(&st, &s, &cuts, true);
     let r = tl.repeat_counts();
     assert!(r.clean > 0 && r.clean < r.primitives, "{r:?}");
     assert!(r.quiet > 0, "{r:?}");
-    let off = grow_finding_repeats(&st, &s, &cuts, false);
+    let (off, found_steps) = grow_finding_repeats(&st, &s, &cuts, false);
     assert_eq!(fingerprint(&off), fingerprint(&tl));
     assert_eq!(matches(&off), matches(&tl));
-    assert_eq!(history(&st, &s, &cuts, false), history(&st, &s, &cuts, true));
+    assert_eq!(found_steps, image_steps);
 }
 
 #[test]
@@ -591,11 +580,12 @@ fn a_pattern_in_unconnected_parts_leaves_no_primitive_clean() {
     let st = Arc::new(st);
     let layer: Recipe = vec![(2, vec![1, 1, 1]), (3, vec![1, 1, 1])];
     let (s, cuts) = layered(st.alphabet(), &[0, 1], &layer, 8, &[]);
-    let tl = grow_finding_repeats(&st, &s, &cuts, true);
+    let (tl, image_steps) = grow_finding_repeats(&st, &s, &cuts, true);
     assert_eq!(tl.repeat_counts().clean, 0);
-    let off = grow_finding_repeats(&st, &s, &cuts, false);
+    let (off, found_steps) = grow_finding_repeats(&st, &s, &cuts, false);
     assert_eq!(fingerprint(&off), fingerprint(&tl));
     assert_eq!(matches(&off), matches(&tl));
+    assert_eq!(found_steps, image_steps);
 }
 
 /// A timeline holding `s`, cut into steps before each primitive of `cuts`.
@@ -696,40 +686,32 @@ fn far_chain(steps: usize, special: usize) -> (Arc<Setting>, Struct, Vec<u32>) {
     let z = al.add_primitive("z", &s(&["in"]), &[]).unwrap();
     let al = Arc::new(al);
     let mut st = Setting::new(al.clone());
-    let start = st
-        .add_named_constraint(
-            "Con_start",
-            0,
-            &PatternBuilder::new()
-                .context("o", "r")
-                .var("a", "a")
-                .process("o", "next", "a", "prev"),
-        )
-        .unwrap();
-    let next = st
-        .add_named_constraint(
-            "Con_next",
-            0,
-            &PatternBuilder::new()
-                .context("a1", "a")
-                .var("a2", "a")
-                .var("n", "b")
-                .process("a1", "next", "a2", "prev")
-                .process("a2", "s1", "n", "in"),
-        )
-        .unwrap();
-    let far = st
-        .add_named_constraint(
-            "Con_far",
-            0,
-            &PatternBuilder::new()
-                .context("a", "a")
-                .var("y", "b")
-                .var("z", "z")
-                .process("a", "s2", "y", "in")
-                .process("y", "out", "z", "in"),
-        )
-        .unwrap();
+    let mut c = |name: &str, b: PatternBuilder| st.add_named_constraint(name, 0, &b).unwrap();
+    let start = c(
+        "Con_start",
+        PatternBuilder::new()
+            .context("o", "r")
+            .var("a", "a")
+            .process("o", "next", "a", "prev"),
+    );
+    let next = c(
+        "Con_next",
+        PatternBuilder::new()
+            .context("a1", "a")
+            .var("a2", "a")
+            .var("n", "b")
+            .process("a1", "next", "a2", "prev")
+            .process("a2", "s1", "n", "in"),
+    );
+    let far = c(
+        "Con_far",
+        PatternBuilder::new()
+            .context("a", "a")
+            .var("y", "b")
+            .var("z", "z")
+            .process("a", "s2", "y", "in")
+            .process("y", "out", "z", "in"),
+    );
     let set = |name: &str, cs: Vec<ets::ets::ConstraintId>| ConstraintSet {
         name: name.into(),
         constraints: cs,
@@ -771,12 +753,12 @@ fn a_match_that_is_not_an_image_holding_a_primitive_a_quiet_element_would_join_s
     // applies it too. An element that would join a primitive such a match holds must derive.
     for special in 8..12 {
         let (st, s, cuts) = far_chain(12, special);
-        let found = grow_finding_repeats(&st, &s, &cuts, false);
-        let images = grow_finding_repeats(&st, &s, &cuts, true);
+        let (found, found_steps) = grow_finding_repeats(&st, &s, &cuts, false);
+        let (images, image_steps) = grow_finding_repeats(&st, &s, &cuts, true);
         let r = images.repeat_counts();
         assert!(r.clean > 0 && r.quiet > 0, "{r:?}");
         assert_eq!(fingerprint(&found), fingerprint(&images), "special step {special}");
         assert_eq!(matches(&found), matches(&images));
-        assert_eq!(history(&st, &s, &cuts, false), history(&st, &s, &cuts, true));
+        assert_eq!(found_steps, image_steps);
     }
 }

@@ -686,11 +686,7 @@ fn cached_vertices_are_the_vertices_collected_afresh() {
 /// this test would compare two identical routes).
 #[test]
 fn remembered_stillborn_derivations_are_the_ones_derived() {
-    let games: Vec<PathBuf> = sample("tom-9d")
-        .into_iter()
-        .take(3)
-        .chain(sample("9x9").into_iter().take(2))
-        .collect();
+    let games = five_sample_games();
     let mut replays = 0;
     for path in &games {
         let r = game(path);
@@ -728,11 +724,7 @@ fn levels_as_a_pipeline_make_the_timeline_of_single_positions() {
     if !two {
         eprintln!("one core: the pipeline takes every level at each position; compared anyway");
     }
-    let games: Vec<PathBuf> = sample("tom-9d")
-        .into_iter()
-        .take(3)
-        .chain(sample("9x9").into_iter().take(2))
-        .collect();
+    let games = five_sample_games();
     for path in &games {
         let r = game(path);
         for att in [Attention::FOCUS, Attention::Full] {
@@ -763,11 +755,7 @@ fn levels_as_a_pipeline_make_the_timeline_of_single_positions() {
 /// most primitives are clean.
 #[test]
 fn matches_taken_as_images_make_the_timeline_of_matches_found() {
-    let games: Vec<PathBuf> = sample("tom-9d")
-        .into_iter()
-        .take(3)
-        .chain(sample("9x9").into_iter().take(2))
-        .collect();
+    let games = five_sample_games();
     for path in &games {
         let r = game(path);
         for att in [Attention::FOCUS, Attention::Full, Attention::SWEEP] {
@@ -816,4 +804,13 @@ fn matches_taken_as_images_make_the_timeline_of_matches_found() {
             );
         }
     }
+}
+
+/// Three 19x19 sample games and two 9x9 ones (the routes compared on whole games).
+fn five_sample_games() -> Vec<PathBuf> {
+    sample("tom-9d")
+        .into_iter()
+        .take(3)
+        .chain(sample("9x9").into_iter().take(2))
+        .collect()
 }

@@ -109,23 +109,12 @@ impl Repeats {
         self.clean.clear();
         self.clean.resize(nn.div_ceil(64), 0);
         self.node_count += nn as u64;
-        let step_of = |x: NodeId| -> u32 {
-            if x >= first {
-                t
-            } else if t > 0 && x >= starts[t as usize - 1] {
-                t - 1
-            } else {
-                (starts.partition_point(|&a| a <= x) as u32).saturating_sub(1)
-            }
-        };
+        let step_of = |x: NodeId| step_of(starts, x) as u32;
         let end_of = |k: u32| -> NodeId { starts.get(k as usize + 1).copied().unwrap_or(len) };
         // σ(x): the node at x's offset in the next step, if that step has one there.
         let sigma = |x: NodeId| -> Option<NodeId> {
             let k = step_of(x);
-            if k >= t {
-                return None;
-            }
-            let y = x - starts[k as usize] + starts[k as usize + 1];
+            let y = (k < t).then(|| image(starts, x))?;
             (y < end_of(k + 1)).then_some(y)
         };
         // 1. Which nodes of step t repeat (a step most of whose nodes do not is not listed: the
@@ -274,11 +263,20 @@ pub(crate) fn original(starts: &[NodeId], n: NodeId) -> NodeId {
 /// σ of node `x` of a step before the latest: the node at its offset in the next step.
 #[inline]
 pub(crate) fn image(starts: &[NodeId], x: NodeId) -> NodeId {
+    let k = step_of(starts, x);
+    x - starts[k] + starts[k + 1]
+}
+
+/// The step of node `x` (`starts`: each step's first node), read at once for the last two steps,
+/// where nearly every node asked about lies.
+#[inline]
+fn step_of(starts: &[NodeId], x: NodeId) -> usize {
     let t = starts.len() - 1;
-    let k = if x >= starts[t - 1] {
+    if x >= starts[t] {
+        t
+    } else if t > 0 && x >= starts[t - 1] {
         t - 1
     } else {
-        starts.partition_point(|&a| a <= x) - 1
-    };
-    x - starts[k] + starts[k + 1]
+        starts.partition_point(|&a| a <= x).saturating_sub(1)
+    }
 }
