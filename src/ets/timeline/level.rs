@@ -1506,9 +1506,7 @@ impl Level {
             if out.binary_search(&e).is_ok() {
                 continue;
             }
-            for &(m, set) in &imgs[a as usize..b as usize] {
-                self.apply(cx, e, m, set);
-            }
+            self.take_images(cx, e, &imgs[a as usize..b as usize]);
             if self.quiet_mark.len() <= e as usize {
                 self.quiet_mark.resize(self.elems.len(), false);
             }
@@ -1522,6 +1520,63 @@ impl Level {
         cx.quiet = false;
         cands.clear();
         self.touched_prev = cands;
+    }
+
+    /// Level 0: quiet element `e` applies `imgs`, the images of its last run, in order: what
+    /// [`Level::apply`] does for each, without what cannot happen to an image. Each is a match of
+    /// this step (no journal for its holders), taken through a loop set, and each of its earlier
+    /// primitives is one `e` holds already (`quiet_steps` checked both); a primitive it joins is
+    /// of this step, and nothing is caught up on.
+    fn take_images(&mut self, cx: &mut StepCtx, e: ElementId, imgs: &[(MatchId, u8)]) {
+        debug_assert!(cx.quiet && cx.level0 && self.n == 0);
+        self.touch(cx, e);
+        let t = cx.t;
+        let el = &mut self.elems[e as usize];
+        if el.applied_at != t {
+            el.applied_at = t;
+            if el.born < t && !el.forked_now(t) {
+                self.delta.extended.push(e);
+            }
+        }
+        if el.runs.last().is_none_or(|r| r.0 != t) {
+            grow(&mut el.runs, 1);
+            el.runs.push((t, el.apps.len() as u32));
+        }
+        grow(&mut el.apps, imgs.len());
+        grow(&mut el.sets, imgs.len());
+        el.apps.extend(imgs.iter().map(|&(m, _)| m));
+        el.sets.extend(imgs.iter().map(|&(_, set)| set));
+        for &(m, _) in imgs {
+            debug_assert!(m >= cx.first_new);
+            self.store.add_holder(m, e);
+            if self.store.holders(m).len() >= 2 {
+                self.shared.push(m);
+            }
+            for &x in self.store.nodes(m) {
+                if x < cx.first_node {
+                    debug_assert!(self.holds(e, x));
+                    continue;
+                }
+                let xi = x as usize;
+                if self.node_holders.len() <= xi {
+                    let extra = xi + 1 - self.node_holders.len();
+                    grow(&mut self.node_holders, extra);
+                    self.node_holders.resize(xi + 1, SmallVec::new());
+                }
+                let h = &mut self.node_holders[xi];
+                if h.contains(&e) {
+                    continue;
+                }
+                h.push(e);
+                let el = &mut self.elems[e as usize];
+                grow(&mut el.nodes, 1);
+                el.nodes.push(x);
+                if (cx.open)(x) {
+                    el.open += 1;
+                }
+                el.last = t;
+            }
+        }
     }
 
     /// Level 0: brings `Elem::rep_len` of element `e` up to its run at t−1 (the last).
