@@ -588,6 +588,75 @@ fn a_pattern_in_unconnected_parts_leaves_no_primitive_clean() {
     assert_eq!(found_steps, image_steps);
 }
 
+#[test]
+fn an_element_joining_an_earlier_primitive_takes_the_unlinked_matches_holding_it() {
+    // A pattern in unconnected parts (here r and q, unlinked) matches anywhere, so a match
+    // holding an earlier primitive may be anchored at a primitive far from it, linked to nothing
+    // near it. An element that joins that primitive later must still find the match.
+    let mut a = Alphabet::new();
+    let y = a.add_primal_class("y").unwrap();
+    a.add_primitive("q", &[], &[("y".to_string(), y)]).unwrap();
+    a.add_primitive("r", &[], &[]).unwrap();
+    a.add_primitive("s", &[("y".to_string(), y)], &[]).unwrap();
+    let mut st = Setting::new(Arc::new(a));
+    let link = st
+        .add_named_constraint(
+            "Con_link",
+            0,
+            &ets::ets::PatternBuilder::new()
+                .context("q", "q")
+                .var("s", "s")
+                .process("q", "y", "s", "y"),
+        )
+        .unwrap();
+    let any = st
+        .add_named_constraint(
+            "Con_any",
+            0,
+            &ets::ets::PatternBuilder::new().var("r", "r").var("q", "q"),
+        )
+        .unwrap();
+    let set = |name: &str, c| ets::ets::ConstraintSet {
+        name: name.into(),
+        constraints: vec![c],
+        null: false,
+    };
+    use ets::ets::Schedule;
+    st.add_class(
+        "reach",
+        0,
+        None,
+        vec![set("A", link), set("B", any)],
+        Schedule::Seq(vec![Schedule::Step(0), Schedule::star(Schedule::Step(1))]),
+    )
+    .unwrap();
+    let st = Arc::new(st);
+    let kind = |n: &str| st.alphabet().kind(n).unwrap();
+    let mut tl = Timeline::new(st.clone(), None);
+    // Step 0: q (node 0) and r (node 1): Con_any matches (r, q), anchored at r.
+    tl.begin_step().unwrap();
+    let q = tl.add(kind("q")).unwrap();
+    let r = tl.add(kind("r")).unwrap();
+    tl.end_step().unwrap();
+    // Step 1: s fed by q: Con_link (q, s) starts an element holding q, which shares q with the
+    // match (r, q) of step 0 and so takes it, joining r.
+    tl.begin_step().unwrap();
+    let s2 = tl.add(kind("s")).unwrap();
+    tl.connect(q, 0, s2, 0).unwrap();
+    tl.end_step().unwrap();
+    let living: Vec<_> = tl
+        .level(0)
+        .elements()
+        .iter()
+        .filter(|e| !e.is_stillborn() && e.merged_into().is_none())
+        .collect();
+    assert_eq!(living.len(), 1);
+    let mut nodes = living[0].nodes().to_vec();
+    nodes.sort_unstable();
+    assert_eq!(nodes, vec![q, r, s2]);
+    assert_eq!(living[0].applications().len(), 2);
+}
+
 /// A timeline holding `s`, cut into steps before each primitive of `cuts`.
 fn grow(st: &Arc<Setting>, s: &Struct, cuts: &[u32]) -> Timeline {
     grow_by(st, s, cuts, false)

@@ -170,6 +170,9 @@ pub struct Timeline {
     /// Level 0: the first match anchored at each primitive (matches are found at their latest
     /// primitive, in node order), and one entry more.
     by_anchor: Vec<u32>,
+    /// Level 0: whether every pattern's parts are linked, so that the matches holding a primitive
+    /// are anchored within `reach0` of it ([`matches_near`]).
+    connected0: bool,
     /// Level 0: the largest number of links between two variables of a pattern (how far from a
     /// primitive the matches holding it reach).
     reach0: usize,
@@ -248,6 +251,7 @@ impl Timeline {
             filled: Vec::new(),
             plans0,
             by_anchor: vec![0],
+            connected0,
             reach0,
             plans_n,
             scratch: PlanScratch::default(),
@@ -566,7 +570,7 @@ impl Timeline {
             }
         }
         let by_anchor = &self.by_anchor;
-        let reach = self.reach0;
+        let reach = if self.connected0 { self.reach0 } else { usize::MAX };
         let around = |x: NodeId, out: &mut Vec<MatchId>| {
             if x >= first_node {
                 let mut k = head[(x - first_node) as usize];
@@ -898,7 +902,18 @@ fn diameter(p: &super::matching::Pattern) -> usize {
 
 /// The matches holding primitive `x`: those anchored at a primitive within `reach` processes of
 /// it (a match's primitives are that close to each other) and at or after it.
+///
+/// `reach` is `usize::MAX` when a pattern of the level is in unconnected parts (the DSL allows it,
+/// with a warning): such a match may hold `x` and be anchored anywhere after it, unlinked to it,
+/// so every match anchored at or after `x` is listed.
 fn matches_near(s: &Struct, by_anchor: &[u32], reach: usize, x: NodeId, out: &mut Vec<MatchId>) {
+    if reach == usize::MAX {
+        let (Some(&a), Some(&b)) = (by_anchor.get(x as usize), by_anchor.last()) else {
+            return;
+        };
+        out.extend(a..b);
+        return;
+    }
     // Breadth first, `reach` processes out: each layer of the search sorted and without the nodes
     // seen before it (the neighbourhood holds a few dozen primitives: sorted lists are cheaper
     // here than a hash set made for each call).
