@@ -739,6 +739,121 @@ fn fingerprint(tl: &Timeline) -> String {
     out
 }
 
+/// A chain `r` → `a` → `a` → …, one `a` per step. Level 0: three classes take the chain's
+/// steps, `Con_start` (r → a) then `Con_step` (a1 → a2): `left` and `right` for ever (A, B*),
+/// `short` up to six times (A, B{0,6}: complete from its start). Level 1: `pair`, a `left` and a `right` sharing a `Con_step`.
+fn shared_chain(steps: usize) -> (Arc<Setting>, Struct, Vec<u32>) {
+    use ets::ets::{ConstraintSet, PatternBuilder, Schedule};
+    let mut al = Alphabet::new();
+    let c = al.add_primal_class("c").unwrap();
+    let s = |v: &[&str]| v.iter().map(|n| (n.to_string(), c)).collect::<Vec<_>>();
+    let r = al.add_primitive("r", &[], &s(&["next"])).unwrap();
+    let a = al.add_primitive("a", &s(&["prev"]), &s(&["next"])).unwrap();
+    let al = Arc::new(al);
+    let mut st = Setting::new(al.clone());
+    let start = st
+        .add_named_constraint(
+            "Con_start",
+            0,
+            &PatternBuilder::new()
+                .context("o", "r")
+                .var("a", "a")
+                .process("o", "next", "a", "prev"),
+        )
+        .unwrap();
+    let step = st
+        .add_named_constraint(
+            "Con_step",
+            0,
+            &PatternBuilder::new()
+                .context("a1", "a")
+                .var("a2", "a")
+                .process("a1", "next", "a2", "prev"),
+        )
+        .unwrap();
+    let set = |name: &str, cs: Vec<ets::ets::ConstraintId>| ConstraintSet {
+        name: name.into(),
+        constraints: cs,
+        null: false,
+    };
+    let forever = Schedule::Seq(vec![Schedule::Step(0), Schedule::star(Schedule::Step(1))]);
+    for name in ["left", "right"] {
+        st.add_class(
+            name,
+            0,
+            None,
+            vec![set("A", vec![start]), set("B", vec![step])],
+            forever.clone(),
+        )
+        .unwrap();
+    }
+    let six = Schedule::Seq(vec![
+        Schedule::Step(0),
+        Schedule::Repeat {
+            body: Box::new(Schedule::Step(1)),
+            min: 0,
+            max: Some(6),
+        },
+    ]);
+    st.add_class("short", 0, None, vec![set("A", vec![start]), set("B", vec![step])], six)
+        .unwrap();
+    let pair = st
+        .add_named_constraint(
+            "Con1_pair",
+            1,
+            &PatternBuilder::new()
+                .context("l", "left")
+                .var("r", "right")
+                .cel("l", "r", "Con_step"),
+        )
+        .unwrap();
+    st.add_class(
+        "pair",
+        1,
+        None,
+        vec![set("A", vec![pair]), set("B", vec![pair])],
+        Schedule::Seq(vec![Schedule::Step(0), Schedule::star(Schedule::Step(1))]),
+    )
+    .unwrap();
+    let mut g = Struct::new(al.clone());
+    let mut cuts = Vec::new();
+    let mut prev: u32 = g.add_primitive(r).unwrap();
+    for _ in 0..steps {
+        cuts.push(g.len() as u32);
+        let an = g.add_primitive(a).unwrap();
+        g.connect(prev, 0, an, 0).unwrap();
+        prev = an;
+    }
+    (Arc::new(st), g, cuts)
+}
+
+#[test]
+fn an_image_held_by_fewer_elements_than_its_original_is_a_new_link() {
+    // Each `Con_step` match is held by `left`, `right` and, for six steps, `short`: a link of
+    // three. Once `short` is done, the images `left` and `right` take as quiet elements are held
+    // by the two of them only, a link of two the level above has not had: it must be handed up.
+    let (st, s, cuts) = shared_chain(16);
+    let (found, found_steps) = grow_finding_repeats(&st, &s, &cuts, false);
+    let (images, image_steps) = grow_finding_repeats(&st, &s, &cuts, true);
+    let r = images.repeat_counts();
+    assert!(r.quiet > 0, "{r:?}");
+    let links = |tl: &Timeline| {
+        tl.level(1)
+            .host()
+            .links()
+            .iter()
+            .map(|l| l.members.len())
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        links(&found).contains(&3) && links(&found).contains(&2),
+        "{:?}",
+        links(&found)
+    );
+    assert_eq!(fingerprint(&found), fingerprint(&images));
+    assert_eq!(found_steps, image_steps);
+}
+
 /// A chain `a` → `a` → … with, per step, `b` (fed by the `a`'s `s1`) and `y` (fed by its `s2`),
 /// `y` feeding one more primitive: a `w` at every step but `special`, a `z` there. Level-0
 /// class `chain`: a start `Con_start` (r → a), then `Con_next` (a1 → a2 → b, anchored at b,

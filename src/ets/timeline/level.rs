@@ -1437,7 +1437,7 @@ impl Level {
         let mut cands = std::mem::take(&mut self.touched_prev);
         cands.sort_unstable();
         cands.dedup();
-        let mut imgs: Vec<(MatchId, u8)> = Vec::new();
+        let mut imgs: Vec<(MatchId, u8, MatchId)> = Vec::new();
         let mut quiet: Vec<(ElementId, u32, u32)> = Vec::new();
         for &e in &cands {
             let Some(el) = self.elems.get(e as usize) else {
@@ -1487,7 +1487,7 @@ impl Level {
                     ok = false;
                     break;
                 }
-                imgs.push((m2, set));
+                imgs.push((m2, set, m));
             }
             if ok {
                 quiet.push((e, start as u32, imgs.len() as u32));
@@ -1527,7 +1527,13 @@ impl Level {
     /// this step (no journal for its holders), taken through a loop set, and each of its earlier
     /// primitives is one `e` holds already (`quiet_steps` checked both); a primitive it joins is
     /// of this step, and nothing is caught up on.
-    fn take_images(&mut self, cx: &mut StepCtx, e: ElementId, imgs: &[(MatchId, u8)]) {
+    ///
+    /// An image held by two elements or more is a link for the level above (`shared`), unless
+    /// its original was held by the same elements, in the same order: then the level above had
+    /// the same link from the original at the step before. Its holders are the elements that
+    /// took their images before this one (only quiet elements have run yet at this step), and a
+    /// holder that comes later lists it again (`Level::apply`).
+    fn take_images(&mut self, cx: &mut StepCtx, e: ElementId, imgs: &[(MatchId, u8, MatchId)]) {
         debug_assert!(cx.quiet && cx.level0 && self.n == 0);
         self.touch(cx, e);
         let t = cx.t;
@@ -1544,12 +1550,13 @@ impl Level {
         }
         grow(&mut el.apps, imgs.len());
         grow(&mut el.sets, imgs.len());
-        el.apps.extend(imgs.iter().map(|&(m, _)| m));
-        el.sets.extend(imgs.iter().map(|&(_, set)| set));
-        for &(m, _) in imgs {
+        el.apps.extend(imgs.iter().map(|&(m, _, _)| m));
+        el.sets.extend(imgs.iter().map(|&(_, set, _)| set));
+        for &(m, _, original) in imgs {
             debug_assert!(m >= cx.first_new);
             self.store.add_holder(m, e);
-            if self.store.holders(m).len() >= 2 {
+            let h = self.store.holders(m);
+            if h.len() >= 2 && h != self.store.holders(original) {
                 self.shared.push(m);
             }
             for &x in self.store.nodes(m) {
