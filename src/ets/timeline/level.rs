@@ -95,6 +95,19 @@ pub struct Elem {
     pub(crate) rep_len: u32,
 }
 
+/// Level 0: the image of an application a quiet element takes ([`Level::quiet_steps`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Image {
+    /// The match of this step.
+    m: MatchId,
+    /// The set it is applied through.
+    set: u8,
+    /// The match of the step before it is the image of.
+    original: MatchId,
+    /// Its latest primitive (where it is anchored).
+    anchor: NodeId,
+}
+
 /// An element's state before a step changed it (for undo).
 #[derive(Debug, Clone)]
 pub(crate) struct ElemSnap {
@@ -283,6 +296,12 @@ pub struct Level {
     /// pass passes it by), and those that did (the marks are cleared when the step ends).
     quiet_mark: Vec<bool>,
     quiet_list: Vec<ElementId>,
+    /// Level 0: the elements that took their images at step `quiet_at`, in id order, each with
+    /// its range in `quiet_images`, its state and its number of applications then: at the next
+    /// step, one of them that has not changed since has those images as its last run.
+    quiet_prev: Vec<(ElementId, u32, u32, u32, u32)>,
+    quiet_images: Vec<Image>,
+    pub(crate) quiet_at: u32,
     /// Level n ≥ 1: stillborn derivations of the last steps, made again without deriving them
     /// while what they read has not changed ([`super::memo`]).
     pub(crate) memo: super::memo::FloodMemo,
@@ -314,6 +333,9 @@ impl Level {
             quiet_count: 0,
             quiet_mark: Vec::new(),
             quiet_list: Vec::new(),
+            quiet_prev: Vec::new(),
+            quiet_images: Vec::new(),
+            quiet_at: NONE,
             memo: Default::default(),
         }
     }
@@ -500,11 +522,12 @@ impl Level {
         self.touched_now.push(e);
     }
 
-    /// The elements touched (or begun) at the current step, in id order.
-    pub(crate) fn touched_at_step(&self) -> Vec<ElementId> {
-        let mut v = self.touched_now.clone();
-        v.sort_unstable();
-        v
+    /// The elements touched (or begun) at the current step, in id order. The list is kept sorted
+    /// in place (nothing reads the order elements were touched in), so that a later call, and the
+    /// next step's `quiet_steps`, sort a list that is sorted but for what was touched since.
+    pub(crate) fn touched_at_step(&mut self) -> Vec<ElementId> {
+        self.touched_now.sort_unstable();
+        self.touched_now.clone()
     }
 
     /// Element `f`, new at this step, becomes a holder of match `m` (journaled when `m` is older
@@ -1437,7 +1460,12 @@ impl Level {
         let mut cands = std::mem::take(&mut self.touched_prev);
         cands.sort_unstable();
         cands.dedup();
-        let mut imgs: Vec<(MatchId, u8, MatchId)> = Vec::new();
+        // The elements quiet at t−1, when the last step to run this was t−1.
+        let prev_list = std::mem::take(&mut self.quiet_prev);
+        let prev_images = std::mem::take(&mut self.quiet_images);
+        let prev: &[(ElementId, u32, u32, u32, u32)] = if self.quiet_at == t - 1 { &prev_list } else { &[] };
+        let mut pi = 0;
+        let mut imgs: Vec<Image> = Vec::new();
         let mut quiet: Vec<(ElementId, u32, u32)> = Vec::new();
         for &e in &cands {
             let Some(el) = self.elems.get(e as usize) else {
@@ -1450,8 +1478,22 @@ impl Level {
                 || young(el.created)
                 || young(el.stepped)
                 || el.applied_at != t - 1
-                || el.runs.last().is_none_or(|r| r.0 != t - 1)
             {
+                continue;
+            }
+            // Quiet at t−1 and unchanged since (same state, nothing applied after its images):
+            // its last run is those images, already checked to be loops of that state, and their
+            // anchors are known, so neither its lists nor the matches' nodes are read again.
+            // (Nothing can apply to a quiet element after its images within a step, nor change its
+            // state: the guard costs two compares.)
+            while prev.get(pi).is_some_and(|p| p.0 < e) {
+                pi += 1;
+            }
+            let last = prev
+                .get(pi)
+                .filter(|p| p.0 == e && p.3 == el.state && p.4 == el.apps.len() as u32)
+                .map(|p| &prev_images[p.1 as usize..p.2 as usize]);
+            if last.is_none() && el.runs.last().is_none_or(|r| r.0 != t - 1) {
                 continue;
             }
             self.update_streak(e, t, shift);
@@ -1459,18 +1501,26 @@ impl Level {
             if el.rep_len < REPEATS.max(cx.span + 2) {
                 continue;
             }
-            let cr = &self.table.classes[el.cls as usize];
-            let from = el.runs.last().expect("a run at t-1").1 as usize;
             let start = imgs.len();
             let mut ok = true;
-            for k in from..el.apps.len() {
-                let (m, set) = (el.apps[k], el.sets[k]);
-                let c = self.store.constraint(m);
-                if set != RECORDED && cr.local_of(c).and_then(|l| cr.loop_set(el.state, l)) != Some(set) {
-                    ok = false;
-                    break;
+            // Its last run: (match, set, anchor), each a loop of its state.
+            let mut run: SmallVec<[(MatchId, u8, NodeId); 8]> = SmallVec::new();
+            if let Some(last) = last {
+                run.extend(last.iter().map(|i| (i.m, i.set, i.anchor)));
+            } else {
+                let cr = &self.table.classes[el.cls as usize];
+                let from = el.runs.last().expect("a run at t-1").1 as usize;
+                for k in from..el.apps.len() {
+                    let (m, set) = (el.apps[k], el.sets[k]);
+                    let c = self.store.constraint(m);
+                    if set != RECORDED && cr.local_of(c).and_then(|l| cr.loop_set(el.state, l)) != Some(set) {
+                        ok = false;
+                        break;
+                    }
+                    run.push((m, set, self.store.nodes(m).iter().copied().max().unwrap_or(0)));
                 }
-                let anchor = self.store.nodes(m).iter().copied().max().unwrap_or(0);
+            }
+            for &(m, set, anchor) in run.iter().take_while(|_| ok) {
                 let Some(m2) = image(m, anchor) else {
                     ok = false;
                     break;
@@ -1487,7 +1537,12 @@ impl Level {
                     ok = false;
                     break;
                 }
-                imgs.push((m2, set, m));
+                imgs.push(Image {
+                    m: m2,
+                    set,
+                    original: m,
+                    anchor: shift(anchor),
+                });
             }
             if ok {
                 quiet.push((e, start as u32, imgs.len() as u32));
@@ -1502,11 +1557,15 @@ impl Level {
         }
         out.sort_unstable();
         cx.quiet = true;
+        let mut next = prev_list;
+        next.clear();
         for (e, a, b) in quiet {
             if out.binary_search(&e).is_ok() {
                 continue;
             }
             self.take_images(cx, e, &imgs[a as usize..b as usize]);
+            let el = &self.elems[e as usize];
+            next.push((e, a, b, el.state, el.apps.len() as u32));
             if self.quiet_mark.len() <= e as usize {
                 self.quiet_mark.resize(self.elems.len(), false);
             }
@@ -1520,6 +1579,10 @@ impl Level {
         cx.quiet = false;
         cands.clear();
         self.touched_prev = cands;
+        self.quiet_prev = next;
+        self.quiet_images = imgs;
+        self.quiet_at = t;
+        drop(prev_images);
     }
 
     /// Level 0: quiet element `e` applies `imgs`, the images of its last run, in order: what
@@ -1533,7 +1596,7 @@ impl Level {
     /// the same link from the original at the step before. Its holders are the elements that
     /// took their images before this one (only quiet elements have run yet at this step), and a
     /// holder that comes later lists it again (`Level::apply`).
-    fn take_images(&mut self, cx: &mut StepCtx, e: ElementId, imgs: &[(MatchId, u8, MatchId)]) {
+    fn take_images(&mut self, cx: &mut StepCtx, e: ElementId, imgs: &[Image]) {
         debug_assert!(cx.quiet && cx.level0 && self.n == 0);
         self.touch(cx, e);
         let t = cx.t;
@@ -1550,9 +1613,9 @@ impl Level {
         }
         grow(&mut el.apps, imgs.len());
         grow(&mut el.sets, imgs.len());
-        el.apps.extend(imgs.iter().map(|&(m, _, _)| m));
-        el.sets.extend(imgs.iter().map(|&(_, set, _)| set));
-        for &(m, _, original) in imgs {
+        el.apps.extend(imgs.iter().map(|i| i.m));
+        el.sets.extend(imgs.iter().map(|i| i.set));
+        for &Image { m, original, .. } in imgs {
             debug_assert!(m >= cx.first_new);
             self.store.add_holder(m, e);
             let h = self.store.holders(m);

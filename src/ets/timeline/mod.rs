@@ -728,6 +728,7 @@ impl Timeline {
         for lv in &mut self.levels {
             lv.touched_prev.clear();
             lv.touched_now.clear();
+            lv.quiet_at = NONE;
         }
         let prev = self.deltas.last().cloned();
         for (k, lv) in self.levels.iter_mut().enumerate() {
