@@ -751,42 +751,27 @@ fn shared_chain(steps: usize) -> (Arc<Setting>, Struct, Vec<u32>) {
     let a = al.add_primitive("a", &s(&["prev"]), &s(&["next"])).unwrap();
     let al = Arc::new(al);
     let mut st = Setting::new(al.clone());
-    let start = st
-        .add_named_constraint(
-            "Con_start",
-            0,
-            &PatternBuilder::new()
-                .context("o", "r")
-                .var("a", "a")
-                .process("o", "next", "a", "prev"),
-        )
-        .unwrap();
-    let step = st
-        .add_named_constraint(
-            "Con_step",
-            0,
-            &PatternBuilder::new()
-                .context("a1", "a")
-                .var("a2", "a")
-                .process("a1", "next", "a2", "prev"),
-        )
-        .unwrap();
+    let mut c = |name: &str, b: PatternBuilder| st.add_named_constraint(name, 0, &b).unwrap();
+    let start = c(
+        "Con_start",
+        PatternBuilder::new()
+            .context("o", "r")
+            .var("a", "a")
+            .process("o", "next", "a", "prev"),
+    );
+    let step = c(
+        "Con_step",
+        PatternBuilder::new()
+            .context("a1", "a")
+            .var("a2", "a")
+            .process("a1", "next", "a2", "prev"),
+    );
     let set = |name: &str, cs: Vec<ets::ets::ConstraintId>| ConstraintSet {
         name: name.into(),
         constraints: cs,
         null: false,
     };
     let forever = Schedule::Seq(vec![Schedule::Step(0), Schedule::star(Schedule::Step(1))]);
-    for name in ["left", "right"] {
-        st.add_class(
-            name,
-            0,
-            None,
-            vec![set("A", vec![start]), set("B", vec![step])],
-            forever.clone(),
-        )
-        .unwrap();
-    }
     let six = Schedule::Seq(vec![
         Schedule::Step(0),
         Schedule::Repeat {
@@ -795,18 +780,21 @@ fn shared_chain(steps: usize) -> (Arc<Setting>, Struct, Vec<u32>) {
             max: Some(6),
         },
     ]);
-    st.add_class("short", 0, None, vec![set("A", vec![start]), set("B", vec![step])], six)
-        .unwrap();
-    let pair = st
-        .add_named_constraint(
-            "Con1_pair",
-            1,
-            &PatternBuilder::new()
-                .context("l", "left")
-                .var("r", "right")
-                .cel("l", "r", "Con_step"),
+    for (name, schedule) in [("left", forever.clone()), ("right", forever), ("short", six)] {
+        st.add_class(
+            name,
+            0,
+            None,
+            vec![set("A", vec![start]), set("B", vec![step])],
+            schedule,
         )
         .unwrap();
+    }
+    let pair = PatternBuilder::new()
+        .context("l", "left")
+        .var("r", "right")
+        .cel("l", "r", "Con_step");
+    let pair = st.add_named_constraint("Con1_pair", 1, &pair).unwrap();
     st.add_class(
         "pair",
         1,

@@ -605,18 +605,29 @@ impl Level {
         self.node_holders.get(x as usize).is_some_and(|h| h.contains(&e))
     }
 
+    /// Element `e` makes an application at step `t`: its first at `t` begins a run (from its next
+    /// application on), and an element made before `t` is extended.
+    fn applies_at(&mut self, e: ElementId, t: u32) {
+        let el = &mut self.elems[e as usize];
+        if el.applied_at != t {
+            el.applied_at = t;
+            if el.born < t && !el.forked_now(t) {
+                self.delta.extended.push(e);
+            }
+        }
+        if el.runs.last().is_none_or(|r| r.0 != t) {
+            grow(&mut el.runs, 1);
+            el.runs.push((t, el.apps.len() as u32));
+        }
+    }
+
     /// Element `e` applies match `m` through `set` (`RECORDED`: not a step of its schedule).
     fn apply(&mut self, cx: &mut StepCtx, e: ElementId, m: MatchId, set: u8) {
         self.touch(cx, e);
         let t = cx.t;
+        self.applies_at(e, t);
         {
             let el = &mut self.elems[e as usize];
-            if el.applied_at != t {
-                el.applied_at = t;
-                if el.born < t && !el.forked_now(t) {
-                    self.delta.extended.push(e);
-                }
-            }
             let idx = el.apps.len() as u32;
             // Only a rebirth reads these, and rebirths happen at levels n ≥ 1 (`derive`).
             if self.n > 0 && !self.table.starters[self.store.constraint(m).0 as usize].is_empty() {
@@ -626,10 +637,6 @@ impl Level {
             grow(&mut el.sets, 1);
             el.apps.push(m);
             el.sets.push(set);
-            if el.runs.last().is_none_or(|r| r.0 != t) {
-                grow(&mut el.runs, 1);
-                el.runs.push((t, idx));
-            }
         }
         self.register_holder(cx, e, m);
         if self.store.holders(m).len() >= 2 {
@@ -1600,17 +1607,8 @@ impl Level {
         debug_assert!(cx.quiet && cx.level0 && self.n == 0);
         self.touch(cx, e);
         let t = cx.t;
+        self.applies_at(e, t);
         let el = &mut self.elems[e as usize];
-        if el.applied_at != t {
-            el.applied_at = t;
-            if el.born < t && !el.forked_now(t) {
-                self.delta.extended.push(e);
-            }
-        }
-        if el.runs.last().is_none_or(|r| r.0 != t) {
-            grow(&mut el.runs, 1);
-            el.runs.push((t, el.apps.len() as u32));
-        }
         grow(&mut el.apps, imgs.len());
         grow(&mut el.sets, imgs.len());
         el.apps.extend(imgs.iter().map(|i| i.m));
