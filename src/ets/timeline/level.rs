@@ -302,6 +302,12 @@ pub struct Level {
     quiet_prev: Vec<(ElementId, u32, u32, u32, u32)>,
     quiet_images: Vec<Image>,
     pub(crate) quiet_at: u32,
+    /// Level n ≥ 1, while an element begun from a start is derived (most are floods through a
+    /// region, and ask at every join whether they hold a node): that element, and per node,
+    /// whether it holds it (`flood_mark[x] == flood_gen`). `NONE` outside such a derivation.
+    flood: ElementId,
+    flood_gen: u32,
+    flood_mark: Vec<u32>,
     /// Level n ≥ 1: stillborn derivations of the last steps, made again without deriving them
     /// while what they read has not changed ([`super::memo`]).
     pub(crate) memo: super::memo::FloodMemo,
@@ -336,6 +342,9 @@ impl Level {
             quiet_prev: Vec::new(),
             quiet_images: Vec::new(),
             quiet_at: NONE,
+            flood: NONE,
+            flood_gen: 0,
+            flood_mark: Vec::new(),
             memo: Default::default(),
         }
     }
@@ -561,6 +570,12 @@ impl Level {
             ));
         }
         self.node_holders[x as usize].push(e);
+        if e == self.flood {
+            if self.flood_mark.len() <= x as usize {
+                self.flood_mark.resize(x as usize + 1, 0);
+            }
+            self.flood_mark[x as usize] = self.flood_gen;
+        }
     }
 
     /// Element `e` loses one primitive with an open terminal site.
@@ -602,6 +617,9 @@ impl Level {
     /// Whether element `e` holds node `x`.
     #[inline]
     fn holds(&self, e: ElementId, x: NodeId) -> bool {
+        if e == self.flood {
+            return self.flood_mark.get(x as usize) == Some(&self.flood_gen);
+        }
         self.node_holders.get(x as usize).is_some_and(|h| h.contains(&e))
     }
 
@@ -1381,9 +1399,20 @@ impl Level {
             }
             let before = self.elems.len();
             self.memo.impure = false;
+            if !cx.level0 {
+                // The element about to begin (its id is the next one): no node holds it yet.
+                self.flood = before as ElementId;
+                self.flood_gen = self.flood_gen.wrapping_add(1);
+                if self.flood_gen == 0 {
+                    self.flood_mark.iter_mut().for_each(|g| *g = 0);
+                    self.flood_gen = 1;
+                }
+            }
             let e = self.start(cx, k, m, s);
+            debug_assert!(cx.level0 || self.flood == e);
             cx.resolve.push(e);
             self.run_resolve(cx);
+            self.flood = NONE;
             if !cx.level0 {
                 self.remember_flood(cx, e, m, s, before);
             }
