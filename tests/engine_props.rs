@@ -563,17 +563,12 @@ fn a_pattern_in_unconnected_parts_leaves_no_primitive_clean() {
             &ets::ets::PatternBuilder::new().var("w", "withdraw").var("s", "spend"),
         )
         .unwrap();
-    let set = ets::ets::ConstraintSet {
-        name: "A".into(),
-        constraints: vec![c],
-        null: false,
-    };
     use ets::ets::Schedule;
     st.add_class(
         "any_two",
         0,
         None,
-        vec![set],
+        vec![cset("A", vec![c])],
         Schedule::Seq(vec![Schedule::Step(0), Schedule::star(Schedule::Step(0))]),
     )
     .unwrap();
@@ -616,18 +611,12 @@ fn an_element_joining_an_earlier_primitive_takes_the_unlinked_matches_holding_it
             &ets::ets::PatternBuilder::new().var("r", "r").var("q", "q"),
         )
         .unwrap();
-    let set = |name: &str, c| ets::ets::ConstraintSet {
-        name: name.into(),
-        constraints: vec![c],
-        null: false,
-    };
-    use ets::ets::Schedule;
     st.add_class(
         "reach",
         0,
         None,
-        vec![set("A", link), set("B", any)],
-        Schedule::Seq(vec![Schedule::Step(0), Schedule::star(Schedule::Step(1))]),
+        vec![cset("A", vec![link]), cset("B", vec![any])],
+        a_then_b_star(),
     )
     .unwrap();
     let st = Arc::new(st);
@@ -739,39 +728,66 @@ fn fingerprint(tl: &Timeline) -> String {
     out
 }
 
+/// Constraint set `name` of `constraints`, without Θ.
+fn cset(name: &str, constraints: Vec<ets::ets::ConstraintId>) -> ets::ets::ConstraintSet {
+    ets::ets::ConstraintSet {
+        name: name.into(),
+        constraints,
+        null: false,
+    }
+}
+
+/// The schedule `A, B*` (sets 0 and 1).
+fn a_then_b_star() -> ets::ets::Schedule {
+    use ets::ets::Schedule;
+    Schedule::Seq(vec![Schedule::Step(0), Schedule::star(Schedule::Step(1))])
+}
+
+/// `Con_start`: the root `r` of a chain feeding its first `a` (r.next → a.prev).
+fn chain_start(st: &mut Setting) -> ets::ets::ConstraintId {
+    let b = ets::ets::PatternBuilder::new()
+        .context("o", "r")
+        .var("a", "a")
+        .process("o", "next", "a", "prev");
+    st.add_named_constraint("Con_start", 0, &b).unwrap()
+}
+
+/// A chain `r` → `a` → `a` → … of `steps` steps, one `a` each (its site 0 feeding the next
+/// one's): the struct and the first primitive of each step. `more(g, a, j)` adds step j's
+/// other primitives.
+fn chain(al: &Arc<Alphabet>, steps: usize, mut more: impl FnMut(&mut Struct, u32, usize)) -> (Struct, Vec<u32>) {
+    let (r, a) = (al.kind("r").unwrap(), al.kind("a").unwrap());
+    let mut g = Struct::new(al.clone());
+    let mut cuts = Vec::new();
+    let mut prev: u32 = g.add_primitive(r).unwrap();
+    for j in 1..=steps {
+        cuts.push(g.len() as u32);
+        let an = g.add_primitive(a).unwrap();
+        g.connect(prev, 0, an, 0).unwrap();
+        more(&mut g, an, j);
+        prev = an;
+    }
+    (g, cuts)
+}
+
 /// A chain `r` → `a` → `a` → …, one `a` per step. Level 0: three classes take the chain's
 /// steps, `Con_start` (r → a) then `Con_step` (a1 → a2): `left` and `right` for ever (A, B*),
 /// `short` up to six times (A, B{0,6}: complete from its start). Level 1: `pair`, a `left` and a `right` sharing a `Con_step`.
 fn shared_chain(steps: usize) -> (Arc<Setting>, Struct, Vec<u32>) {
-    use ets::ets::{ConstraintSet, PatternBuilder, Schedule};
+    use ets::ets::{PatternBuilder, Schedule};
     let mut al = Alphabet::new();
     let c = al.add_primal_class("c").unwrap();
     let s = |v: &[&str]| v.iter().map(|n| (n.to_string(), c)).collect::<Vec<_>>();
-    let r = al.add_primitive("r", &[], &s(&["next"])).unwrap();
-    let a = al.add_primitive("a", &s(&["prev"]), &s(&["next"])).unwrap();
+    al.add_primitive("r", &[], &s(&["next"])).unwrap();
+    al.add_primitive("a", &s(&["prev"]), &s(&["next"])).unwrap();
     let al = Arc::new(al);
     let mut st = Setting::new(al.clone());
-    let mut c = |name: &str, b: PatternBuilder| st.add_named_constraint(name, 0, &b).unwrap();
-    let start = c(
-        "Con_start",
-        PatternBuilder::new()
-            .context("o", "r")
-            .var("a", "a")
-            .process("o", "next", "a", "prev"),
-    );
-    let step = c(
-        "Con_step",
-        PatternBuilder::new()
-            .context("a1", "a")
-            .var("a2", "a")
-            .process("a1", "next", "a2", "prev"),
-    );
-    let set = |name: &str, cs: Vec<ets::ets::ConstraintId>| ConstraintSet {
-        name: name.into(),
-        constraints: cs,
-        null: false,
-    };
-    let forever = Schedule::Seq(vec![Schedule::Step(0), Schedule::star(Schedule::Step(1))]);
+    let start = chain_start(&mut st);
+    let step = PatternBuilder::new()
+        .context("a1", "a")
+        .var("a2", "a")
+        .process("a1", "next", "a2", "prev");
+    let step = st.add_named_constraint("Con_step", 0, &step).unwrap();
     let six = Schedule::Seq(vec![
         Schedule::Step(0),
         Schedule::Repeat {
@@ -780,12 +796,12 @@ fn shared_chain(steps: usize) -> (Arc<Setting>, Struct, Vec<u32>) {
             max: Some(6),
         },
     ]);
-    for (name, schedule) in [("left", forever.clone()), ("right", forever), ("short", six)] {
+    for (name, schedule) in [("left", a_then_b_star()), ("right", a_then_b_star()), ("short", six)] {
         st.add_class(
             name,
             0,
             None,
-            vec![set("A", vec![start]), set("B", vec![step])],
+            vec![cset("A", vec![start]), cset("B", vec![step])],
             schedule,
         )
         .unwrap();
@@ -799,19 +815,11 @@ fn shared_chain(steps: usize) -> (Arc<Setting>, Struct, Vec<u32>) {
         "pair",
         1,
         None,
-        vec![set("A", vec![pair]), set("B", vec![pair])],
-        Schedule::Seq(vec![Schedule::Step(0), Schedule::star(Schedule::Step(1))]),
+        vec![cset("A", vec![pair]), cset("B", vec![pair])],
+        a_then_b_star(),
     )
     .unwrap();
-    let mut g = Struct::new(al.clone());
-    let mut cuts = Vec::new();
-    let mut prev: u32 = g.add_primitive(r).unwrap();
-    for _ in 0..steps {
-        cuts.push(g.len() as u32);
-        let an = g.add_primitive(a).unwrap();
-        g.connect(prev, 0, an, 0).unwrap();
-        prev = an;
-    }
+    let (g, cuts) = chain(&al, steps, |_, _, _| {});
     (Arc::new(st), g, cuts)
 }
 
@@ -845,27 +853,23 @@ fn an_image_held_by_fewer_elements_than_its_original_is_a_new_link() {
 /// A chain `a` → `a` → … with, per step, `b` (fed by the `a`'s `s1`) and `y` (fed by its `s2`),
 /// `y` feeding one more primitive: a `w` at every step but `special`, a `z` there. Level-0
 /// class `chain`: a start `Con_start` (r → a), then `Con_next` (a1 → a2 → b, anchored at b,
-/// diameter 2) and `Con_far` (a → y → z, anchored at z) as loops.
-fn far_chain(steps: usize, special: usize) -> (Arc<Setting>, Struct, Vec<u32>) {
-    use ets::ets::{ConstraintSet, PatternBuilder, PrimitiveKind, Schedule};
+/// diameter 2), `Con_far` (a → y → z, anchored at z) and `Con_far_late` (a → y, y's `out2` →
+/// z) as loops. With `late`, the special step keeps its `w` and adds a `z` fed by the `out2` of
+/// the step before's `y`.
+fn far_chain(steps: usize, special: usize, late: bool) -> (Arc<Setting>, Struct, Vec<u32>) {
+    use ets::ets::{PatternBuilder, PrimitiveKind};
     let mut al = Alphabet::new();
     let c = al.add_primal_class("c").unwrap();
     let s = |v: &[&str]| v.iter().map(|n| (n.to_string(), c)).collect::<Vec<_>>();
-    let r = al.add_primitive("r", &[], &s(&["next"])).unwrap();
-    let a = al.add_primitive("a", &s(&["prev"]), &s(&["next", "s1", "s2"])).unwrap();
-    let b = al.add_primitive("b", &s(&["in"]), &s(&["out"])).unwrap();
+    al.add_primitive("r", &[], &s(&["next"])).unwrap();
+    al.add_primitive("a", &s(&["prev"]), &s(&["next", "s1", "s2"])).unwrap();
+    let b = al.add_primitive("b", &s(&["in"]), &s(&["out", "out2"])).unwrap();
     let w = al.add_primitive("w", &s(&["in"]), &[]).unwrap();
     let z = al.add_primitive("z", &s(&["in"]), &[]).unwrap();
     let al = Arc::new(al);
     let mut st = Setting::new(al.clone());
+    let start = chain_start(&mut st);
     let mut c = |name: &str, b: PatternBuilder| st.add_named_constraint(name, 0, &b).unwrap();
-    let start = c(
-        "Con_start",
-        PatternBuilder::new()
-            .context("o", "r")
-            .var("a", "a")
-            .process("o", "next", "a", "prev"),
-    );
     let next = c(
         "Con_next",
         PatternBuilder::new()
@@ -884,35 +888,38 @@ fn far_chain(steps: usize, special: usize) -> (Arc<Setting>, Struct, Vec<u32>) {
             .process("a", "s2", "y", "in")
             .process("y", "out", "z", "in"),
     );
-    let set = |name: &str, cs: Vec<ets::ets::ConstraintId>| ConstraintSet {
-        name: name.into(),
-        constraints: cs,
-        null: false,
-    };
+    let far_late = c(
+        "Con_far_late",
+        PatternBuilder::new()
+            .context("a", "a")
+            .var("y", "b")
+            .var("z", "z")
+            .process("a", "s2", "y", "in")
+            .process("y", "out2", "z", "in"),
+    );
     st.add_class(
         "chain",
         0,
         None,
-        vec![set("A", vec![start]), set("B", vec![next, far])],
-        Schedule::Seq(vec![Schedule::Step(0), Schedule::star(Schedule::Step(1))]),
+        vec![cset("A", vec![start]), cset("B", vec![next, far, far_late])],
+        a_then_b_star(),
     )
     .unwrap();
-    let mut g = Struct::new(al.clone());
-    let mut cuts = Vec::new();
-    let mut prev: u32 = g.add_primitive(r).unwrap();
-    for j in 1..=steps {
-        cuts.push(g.len() as u32);
-        let an = g.add_primitive(a).unwrap();
-        g.connect(prev, 0, an, 0).unwrap();
+    let mut prev_y = None;
+    let (g, cuts) = chain(&al, steps, |g, an, j| {
         let bn = g.add_primitive(b).unwrap();
         g.connect(an, 1, bn, 0).unwrap();
         let yn = g.add_primitive(b).unwrap();
         g.connect(an, 2, yn, 0).unwrap();
-        let k: PrimitiveKind = if j == special { z } else { w };
+        let k: PrimitiveKind = if j == special && !late { z } else { w };
         let zn = g.add_primitive(k).unwrap();
         g.connect(yn, 0, zn, 0).unwrap();
-        prev = an;
-    }
+        if j == special && late {
+            let zl = g.add_primitive(z).unwrap();
+            g.connect(prev_y.expect("a step before"), 1, zl, 0).unwrap();
+        }
+        prev_y = Some(yn);
+    });
     (Arc::new(st), g, cuts)
 }
 
@@ -924,7 +931,26 @@ fn a_match_that_is_not_an_image_holding_a_primitive_a_quiet_element_would_join_s
     // `Con_far` match anchored at the `z`, found by the plans (not an image), and the chain
     // applies it too. An element that would join a primitive such a match holds must derive.
     for special in 8..12 {
-        let (st, s, cuts) = far_chain(12, special);
+        let (st, s, cuts) = far_chain(12, special, false);
+        let (found, found_steps) = grow_finding_repeats(&st, &s, &cuts, false);
+        let (images, image_steps) = grow_finding_repeats(&st, &s, &cuts, true);
+        let r = images.repeat_counts();
+        assert!(r.clean > 0 && r.quiet > 0, "{r:?}");
+        assert_eq!(fingerprint(&found), fingerprint(&images), "special step {special}");
+        assert_eq!(matches(&found), matches(&images));
+        assert_eq!(found_steps, image_steps);
+    }
+}
+
+#[test]
+fn a_match_that_is_not_an_image_holding_an_earlier_primitive_of_a_quiet_element_stops_it() {
+    // At the special step a `z` fed by the step before's `y` forms a `Con_far_late` match, not
+    // an image, holding that earlier `y` and its `a`, which the chain holds; the chain's own
+    // anchors are beyond the pattern reach of the `z`, so its run there has a clean image. The
+    // chain takes the new match too: an element holding an earlier primitive of such a match
+    // must derive.
+    for special in 8..12 {
+        let (st, s, cuts) = far_chain(12, special, true);
         let (found, found_steps) = grow_finding_repeats(&st, &s, &cuts, false);
         let (images, image_steps) = grow_finding_repeats(&st, &s, &cuts, true);
         let r = images.repeat_counts();
