@@ -296,6 +296,20 @@ proptest! {
     }
 
     #[test]
+    fn trial_derivations_make_the_timeline_of_derivations(r in pools_recipe(), cuts in prop::collection::vec(any::<u16>(), 0..24)) {
+        // Starts derived first as trials (`Timeline::trial_derivations`) end with the timeline
+        // the general route makes (every level's elements, their histories, matches, nodes,
+        // links and the last step's deltas), with the memo of stillborn derivations on and off,
+        // on random structs of the pools (tests/data/settings/pools.ets) cut into random steps.
+        let st = pools();
+        let s = build(st.alphabet(), &r, 0);
+        let cut: Vec<u32> = cuts.iter().map(|&c| c as u32 % (s.len() as u32 + 1)).collect();
+        for memo in [true, false] {
+            prop_assert_eq!(fingerprint(&grow_trying(st, &s, &cut, true, memo)), fingerprint(&grow_trying(st, &s, &cut, false, memo)));
+        }
+    }
+
+    #[test]
     fn matches_taken_as_images_make_the_timeline_of_matches_found(
         people in 0usize..4,
         accounts in 0usize..4,
@@ -644,6 +658,44 @@ fn an_element_joining_an_earlier_primitive_takes_the_unlinked_matches_holding_it
     nodes.sort_unstable();
     assert_eq!(nodes, vec![q, r, s2]);
     assert_eq!(living[0].applications().len(), 2);
+}
+
+/// The pools (`tests/data/settings/pools.ets`): level-1 elements that flood what overlaps and
+/// end, stillborn, on rock.
+fn pools() -> &'static Arc<Setting> {
+    static POOLS: std::sync::OnceLock<Arc<Setting>> = std::sync::OnceLock::new();
+    POOLS.get_or_init(|| {
+        let (_, r) = ets::dsl::load_setting(&[std::path::PathBuf::from("tests/data/settings/pools.ets")]);
+        Arc::new(r.expect("the pools compile").0)
+    })
+}
+
+/// A recipe over the pools' four primitives, mostly water (springs, joins and rock are rarer),
+/// long enough for pools to form, branch, end on rock and be cut off as the struct grows.
+fn pools_recipe() -> impl Strategy<Value = Recipe> {
+    // spring, water ×5, join ×2, rock
+    const KINDS: [usize; 9] = [0, 1, 1, 1, 1, 1, 2, 2, 3];
+    prop::collection::vec((0usize..9, prop::collection::vec(any::<u16>(), 3)), 20..160)
+        .prop_map(|r| r.into_iter().map(|(k, c)| (KINDS[k], c)).collect())
+}
+
+/// A timeline holding `s`, cut into steps before each primitive of `cuts`, with trial
+/// derivations on or off ([`Timeline::trial_derivations`]) and the memo of stillborn
+/// derivations on or off ([`Timeline::remember_floods`]).
+fn grow_trying(st: &Arc<Setting>, s: &Struct, cuts: &[u32], on: bool, memo: bool) -> Timeline {
+    let mut cut: Vec<u32> = cuts.to_vec();
+    cut.push(s.len() as u32);
+    cut.sort_unstable();
+    cut.dedup();
+    let mut tl = Timeline::new(st.clone(), None);
+    tl.trial_derivations(on);
+    tl.remember_floods(memo);
+    let mut from = 0;
+    for &c in &cut {
+        step(&mut tl, s, from, c);
+        from = c;
+    }
+    tl
 }
 
 /// A timeline holding `s`, cut into steps before each primitive of `cuts`.

@@ -714,6 +714,49 @@ fn remembered_stillborn_derivations_are_the_ones_derived() {
     assert!(replays > 100, "only {replays} derivations replayed");
 }
 
+/// Trial derivations (`src/ets/timeline/trial.rs`) change nothing: a game classified with the
+/// starts of levels 1–2 tried first and without has the same timeline (every element of every
+/// level, its life and history, as the timeline's JSON lists them), at focus attention and full,
+/// with the memo of stillborn derivations on and off (with it off, every stillborn derivation of
+/// a rebirth is a trial's); and the trials do make stillborn elements on these games (otherwise
+/// this test would compare two identical routes).
+#[test]
+fn trial_derivations_make_the_timeline_of_derivations() {
+    let games = five_sample_games();
+    let mut made = 0;
+    for path in &games {
+        let r = game(path);
+        for att in [Attention::FOCUS, Attention::Full] {
+            for memo in [true, false] {
+                let json = |trials: bool| {
+                    let (first, last) = (&r.positions[0], last_moves(&r));
+                    let mut g =
+                        GoTimeline::new(setting().clone(), (first.cols(), first.rows()), opts(att), Some(2)).unwrap();
+                    g.remember_floods(memo);
+                    g.trial_derivations(trials);
+                    for (b, m) in r.positions.iter().zip(&last) {
+                        g.push(b, *m).unwrap();
+                    }
+                    (
+                        serde_json::to_string(&g.timeline_json(true)).unwrap(),
+                        g.timeline().trials_made(),
+                    )
+                };
+                let (with, n) = json(true);
+                let (without, none) = json(false);
+                assert_eq!(none, 0, "{}: the trials were off", path.display());
+                assert!(
+                    with == without,
+                    "{}, {att:?}, memo {memo}: the timelines differ",
+                    path.display()
+                );
+                made += n;
+            }
+        }
+    }
+    assert!(made > 1000, "only {made} stillborn elements made by trials");
+}
+
 /// Levels ≥ 1 one position behind level 0 on a second thread (`GoTimeline::push_all`, which
 /// `classify_game` takes; `Timeline::pipelined`) make the timeline that positions pushed one at
 /// a time make: every element of every level, its life and history, as the timeline's JSON lists

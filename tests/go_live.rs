@@ -254,6 +254,41 @@ fn remembered_floods_outlive_a_move_taken_back() {
 }
 
 #[test]
+fn trial_derivations_change_no_move_tried_and_taken_back() {
+    // A search tries move after move from one position; with the starts of levels 1–2 tried first
+    // (trial derivations, the default) and without, every try changes the classification alike,
+    // and taking it back leaves it alike.
+    let r = game(Path::new("tests/data/games/tom-9d/2005-01-8557986.sgf"));
+    for att in [Attention::FOCUS, Attention::Full] {
+        let opts = GameOptions {
+            top: Some(2),
+            ..options(att)
+        };
+        let mut g = Game::from_replay(setting().clone(), &r, 120, opts).unwrap();
+        let mut off = g.fork();
+        off.trial_derivations(false);
+        let made = |g: &Game| g.classification().timeline().trials_made();
+        let (before, off_before) = (made(&g), made(&off));
+        let legal = g.legal_moves();
+        let tries: Vec<Point> = legal.iter().step_by(legal.len() / 8).copied().collect();
+        for _ in 0..2 {
+            for &p in &tries {
+                g.play(p).unwrap();
+                off.play(p).unwrap();
+                for l in 0..3 {
+                    assert_eq!(g.delta(l), off.delta(l), "{att:?}, {p:?}, level {l}");
+                }
+                g.undo().unwrap();
+                off.undo().unwrap();
+            }
+        }
+        assert_eq!(made(&off), off_before);
+        assert!(made(&g) - before > 20, "{att:?}: {} made by trials", made(&g) - before);
+        assert_eq!(lives(g.classification()), lives(off.classification()));
+    }
+}
+
+#[test]
 fn the_referee_knows_ko_suicide_captures_and_scores() {
     let st = setting();
     let mut g = Game::new(st.clone(), 5, 5, GameOptions::default()).unwrap();

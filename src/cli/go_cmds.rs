@@ -472,6 +472,10 @@ fn bench_classify(a: &BenchArgs, file: &Path) -> miette::Result<ExitCode> {
         100.0 * b.clean_share,
         b.quiet_element_steps
     );
+    println!(
+        "  levels 1-2 made {} stillborn elements by trial derivations (not written out) and {} from the memo of stillborn derivations (not derived)",
+        b.stillborn_by_trials, b.stillborn_from_memo
+    );
     match (
         b.gnugo_ms_per_game,
         b.ratio,

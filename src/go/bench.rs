@@ -92,6 +92,11 @@ pub struct ClassifyBench {
     pub clean_share: f64,
     /// Element steps level 0 took as images of the element's last one, without derivation.
     pub quiet_element_steps: u64,
+    /// Stillborn elements of levels 1–2 made by trial derivations (`Timeline::trial_derivations`),
+    /// and made again from the memo of stillborn derivations (`Timeline::remember_floods`).
+    pub stillborn_by_trials: u64,
+    /// See [`ClassifyBench::stillborn_by_trials`].
+    pub stillborn_from_memo: u64,
     /// Heap bytes of the struct per primitive.
     pub bytes_per_primitive: f64,
     /// Heap bytes of the whole timeline (struct, every level, indexes) per primitive.
@@ -263,6 +268,7 @@ pub fn classify(
     let (mut prims, mut heap, mut all_heap, mut peak) = (0, 0, 0, None);
     let mut piped = false;
     let (mut clean_share, mut quiet) = (0.0, 0);
+    let (mut trials, mut replays) = (0, 0);
     // On one thread: the positions pushed one at a time, every level at each position.
     let one_thread = || -> Result<f64, BenchError> {
         let t = Instant::now();
@@ -288,6 +294,8 @@ pub fn classify(
         let r = whole.timeline().repeat_counts();
         clean_share = r.clean as f64 / r.primitives.max(1) as f64;
         quiet = r.quiet;
+        trials = whole.timeline().trials_made();
+        replays = whole.timeline().flood_replays();
         prims = whole.timeline().strukt().len();
         heap = whole.timeline().strukt().heap_bytes();
         all_heap = whole.timeline().heap_bytes();
@@ -377,6 +385,8 @@ pub fn classify(
         vertices: cols as usize * rows as usize,
         clean_share,
         quiet_element_steps: quiet,
+        stillborn_by_trials: trials,
+        stillborn_from_memo: replays,
         bytes_per_primitive: heap as f64 / prims.max(1) as f64,
         timeline_bytes_per_primitive: all_heap as f64 / prims.max(1) as f64,
         peak_memory_bytes: peak,

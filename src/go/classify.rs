@@ -201,6 +201,11 @@ impl GoTimeline {
     pub fn remember_floods(&mut self, on: bool) {
         self.timeline.remember_floods(on);
     }
+    /// Whether the timeline derives starts first as trials ([`Timeline::trial_derivations`]; on
+    /// by default, the classification the same either way).
+    pub fn trial_derivations(&mut self, on: bool) {
+        self.timeline.trial_derivations(on);
+    }
     /// Whether level 0 takes the matches of primitives that repeat the previous position as
     /// images ([`Timeline::find_repeats`]; on by default, the classification the same either way).
     pub fn find_repeats(&mut self, on: bool) {

@@ -288,6 +288,13 @@ impl Game {
         Arc::make_mut(&mut self.classes).remember_floods(on);
     }
 
+    /// Whether the classification derives starts first as trials
+    /// ([`GoTimeline::trial_derivations`]; on by default). Turning it off changes no result, only
+    /// the time a move takes.
+    pub fn trial_derivations(&mut self, on: bool) {
+        Arc::make_mut(&mut self.classes).trial_derivations(on);
+    }
+
     /// Plays a stone for the player to move.
     pub fn play(&mut self, p: Point) -> Result<&[crate::ets::timeline::Level], GameError> {
         self.play_move(Move::Play(p))

@@ -84,6 +84,9 @@ pub struct Elem {
     pub(crate) applied_at: u32,
     /// Made and dropped within one step (a fork or start that turned out to repeat another).
     pub(crate) stillborn: bool,
+    /// Stillborn, made by a trial derivation ([`super::trial`]): it never entered the holder
+    /// lists of its nodes and matches.
+    pub(crate) unlisted: bool,
     /// The step it was made at (its birth, or a fork's step).
     pub(crate) created: u32,
     /// The last step it took a step of its schedule that is not a loop at (`NONE`: none).
@@ -153,6 +156,7 @@ impl Elem {
             touched: t,
             applied_at: NONE,
             stillborn: false,
+            unlisted: false,
             created: t,
             stepped: NONE,
             rep_at: NONE,
@@ -311,6 +315,9 @@ pub struct Level {
     /// Level n ≥ 1: stillborn derivations of the last steps, made again without deriving them
     /// while what they read has not changed ([`super::memo`]).
     pub(crate) memo: super::memo::FloodMemo,
+    /// Level n ≥ 1: starts derived first as trials, which make stillborn elements without
+    /// writing their derivation out ([`super::trial`]).
+    pub(crate) trial: super::trial::Trial,
 }
 
 impl Level {
@@ -345,6 +352,7 @@ impl Level {
             flood: NONE,
             flood_gen: 0,
             flood_mark: Vec::new(),
+            trial: super::trial::Trial::new(),
             memo: Default::default(),
         }
     }
@@ -446,6 +454,7 @@ impl Level {
             + self.host.heap_bytes()
             + self.above.capacity() * 4
             + self.memo.heap_bytes()
+            + self.trial.heap_bytes()
     }
 }
 
@@ -623,6 +632,29 @@ impl Level {
         self.node_holders.get(x as usize).is_some_and(|h| h.contains(&e))
     }
 
+    /// A new generation of the per-node marks of a derivation begun from a start (no node is
+    /// marked with it yet).
+    pub(crate) fn next_flood_gen(&mut self) -> u32 {
+        self.flood_gen = self.flood_gen.wrapping_add(1);
+        if self.flood_gen == 0 {
+            self.flood_mark.iter_mut().for_each(|g| *g = 0);
+            self.trial.forget_marks();
+            self.flood_gen = 1;
+        }
+        self.flood_gen
+    }
+
+    /// The per-node marks of derivations begun from a start, lent to a trial
+    /// ([`Level::put_flood_marks`] gives them back).
+    pub(crate) fn take_flood_marks(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.flood_mark)
+    }
+
+    /// Gives back the marks [`Level::take_flood_marks`] lent.
+    pub(crate) fn put_flood_marks(&mut self, marks: Vec<u32>) {
+        self.flood_mark = marks;
+    }
+
     /// Element `e` makes an application at step `t`: its first at `t` begins a run (from its next
     /// application on), and an element made before `t` is extended.
     fn applies_at(&mut self, e: ElementId, t: u32) {
@@ -697,7 +729,7 @@ impl Level {
     /// one ending at `t` ([`Presence::Ending`]: it took part in what happened at `t`, and can
     /// only end an element), or one ended before ([`Presence::Gone`]). Level 0: always here
     /// (primitives do not end).
-    fn presence(&self, cx: &StepCtx, m: MatchId) -> Presence {
+    pub(crate) fn presence(&self, cx: &StepCtx, m: MatchId) -> Presence {
         if cx.level0 {
             return Presence::Here;
         }
@@ -1399,14 +1431,19 @@ impl Level {
             }
             let before = self.elems.len();
             self.memo.impure = false;
+            // Level n ≥ 1: most starts flood a region only to terminate at once; a trial makes
+            // such a stillborn element without writing its derivation out ([`super::trial`]).
+            if !cx.level0
+                && self.trial.on
+                && let Some(e) = self.trial_start(cx, k, m, s)
+            {
+                self.remember_flood(cx, e, m, s, before);
+                continue;
+            }
             if !cx.level0 {
                 // The element about to begin (its id is the next one): no node holds it yet.
                 self.flood = before as ElementId;
-                self.flood_gen = self.flood_gen.wrapping_add(1);
-                if self.flood_gen == 0 {
-                    self.flood_mark.iter_mut().for_each(|g| *g = 0);
-                    self.flood_gen = 1;
-                }
+                self.next_flood_gen();
             }
             let e = self.start(cx, k, m, s);
             debug_assert!(cx.level0 || self.flood == e);
@@ -1927,11 +1964,15 @@ impl Level {
             el.sets = Vec::new();
             el.runs = Vec::new();
             el.pending = Vec::new();
-            for m in apps {
-                self.store.remove_holder(m, e);
+            let listed = !el.unlisted;
+            if listed {
+                for m in apps {
+                    self.store.remove_holder(m, e);
+                }
             }
             for x in nodes {
-                if let Some(h) = self.node_holders.get_mut(x as usize)
+                if listed
+                    && let Some(h) = self.node_holders.get_mut(x as usize)
                     && let Some(i) = h.iter().rposition(|&f| f == e)
                 {
                     h.remove(i);
@@ -1976,7 +2017,7 @@ impl Level {
 
 /// How a match stands at a step (see [`Level::presence`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Presence {
+pub(crate) enum Presence {
     /// Every node present.
     Here,
     /// A node ends at this step.

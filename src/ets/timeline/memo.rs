@@ -80,7 +80,8 @@ pub(crate) struct FloodMemo {
     /// Per node: the last step its neighbourhood changed (a match holding it was found, or a node of
     /// a match in its index ended).
     changed: Vec<u32>,
-    /// This step: (match, class) applied by the replayed elements (see [`Level::covered`]).
+    /// This step: (match, class) applied by the replayed elements and those trials made (see
+    /// [`Level::covered`]).
     covered: rustc_hash::FxHashSet<(MatchId, u16)>,
     /// Set when a derivation forks or tries a late fork: it read other elements.
     pub(crate) impure: bool,
@@ -166,6 +167,11 @@ impl FloodMemo {
     /// Whether a replayed element of class `cls` applied `m` at this step.
     pub(crate) fn covers(&self, m: MatchId, cls: u16) -> bool {
         !self.covered.is_empty() && self.covered.contains(&(m, cls))
+    }
+    /// A stillborn element of class `cls` made at this step without entering the holder lists
+    /// applied `m` ([`super::trial`]).
+    pub(crate) fn cover(&mut self, m: MatchId, cls: u16) {
+        self.covered.insert((m, cls));
     }
     /// Undo of step `t`: the remembered derivations are as they were before it (when it was
     /// journaled and is among the last [`UNDO_STEPS`]; otherwise what was derived at it is

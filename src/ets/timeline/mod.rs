@@ -29,6 +29,7 @@ mod memo;
 mod pipeline;
 mod repeats;
 mod store;
+mod trial;
 pub mod view;
 
 use smallvec::SmallVec;
@@ -278,6 +279,20 @@ impl Timeline {
         for lv in &mut self.levels {
             lv.memo.on = on;
         }
+    }
+    /// Whether the starts of levels n ≥ 1 are derived first as trials, which make a stillborn
+    /// element without writing its derivation out (on by default; the timeline is the same
+    /// either way: see the `trial` module). Off, every start is derived by the general route:
+    /// for measuring and testing the trials.
+    pub fn trial_derivations(&mut self, on: bool) {
+        for lv in &mut self.levels {
+            lv.trial.on = on;
+        }
+    }
+    /// How many stillborn elements trial derivations made, over every level (steps taken back
+    /// included).
+    pub fn trials_made(&self) -> u64 {
+        self.levels.iter().map(|lv| lv.trial.made).sum()
     }
     /// How many stillborn elements were made from the memo instead of derived, over every level
     /// (steps taken back included).
