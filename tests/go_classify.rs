@@ -679,6 +679,19 @@ fn cached_vertices_are_the_vertices_collected_afresh() {
     }
 }
 
+/// A record classified position by position at attention `att`, with the memo of stillborn
+/// derivations and trial derivations on or off: the timeline's JSON, and the classification.
+fn classified_with(r: &Replay, att: Attention, memo: bool, trials: bool) -> (String, GoTimeline) {
+    let (first, last) = (&r.positions[0], last_moves(r));
+    let mut g = GoTimeline::new(setting().clone(), (first.cols(), first.rows()), opts(att), Some(2)).unwrap();
+    g.remember_floods(memo);
+    g.trial_derivations(trials);
+    for (b, m) in r.positions.iter().zip(&last) {
+        g.push(b, *m).unwrap();
+    }
+    (serde_json::to_string(&g.timeline_json(true)).unwrap(), g)
+}
+
 /// The memo of stillborn derivations (`src/ets/timeline/memo.rs`) changes nothing: a game
 /// classified with it and without it has the same timeline (every element of every level, its
 /// life and history, as the timeline's JSON lists them), at focus attention (where most
@@ -692,17 +705,8 @@ fn remembered_stillborn_derivations_are_the_ones_derived() {
         let r = game(path);
         for att in [Attention::FOCUS, Attention::Full] {
             let json = |memo: bool| {
-                let (first, last) = (&r.positions[0], last_moves(&r));
-                let mut g =
-                    GoTimeline::new(setting().clone(), (first.cols(), first.rows()), opts(att), Some(2)).unwrap();
-                g.remember_floods(memo);
-                for (b, m) in r.positions.iter().zip(&last) {
-                    g.push(b, *m).unwrap();
-                }
-                (
-                    serde_json::to_string(&g.timeline_json(true)).unwrap(),
-                    g.timeline().flood_replays(),
-                )
+                let (json, g) = classified_with(&r, att, memo, true);
+                (json, g.timeline().flood_replays())
             };
             let (with, n) = json(true);
             let (without, none) = json(false);
@@ -729,18 +733,8 @@ fn trial_derivations_make_the_timeline_of_derivations() {
         for att in [Attention::FOCUS, Attention::Full] {
             for memo in [true, false] {
                 let json = |trials: bool| {
-                    let (first, last) = (&r.positions[0], last_moves(&r));
-                    let mut g =
-                        GoTimeline::new(setting().clone(), (first.cols(), first.rows()), opts(att), Some(2)).unwrap();
-                    g.remember_floods(memo);
-                    g.trial_derivations(trials);
-                    for (b, m) in r.positions.iter().zip(&last) {
-                        g.push(b, *m).unwrap();
-                    }
-                    (
-                        serde_json::to_string(&g.timeline_json(true)).unwrap(),
-                        g.timeline().trials_made(),
-                    )
+                    let (json, g) = classified_with(&r, att, memo, trials);
+                    (json, g.timeline().trials_made())
                 };
                 let (with, n) = json(true);
                 let (without, none) = json(false);
