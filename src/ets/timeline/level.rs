@@ -163,6 +163,20 @@ impl Elem {
             rep_len: 0,
         }
     }
+    /// A stillborn element of class `cls` begun and terminated at step `t` in `state` (complete
+    /// there when `complete`), as `Level::start`, `Level::take` and `Level::terminate` leave a
+    /// derivation that ends at the step it began; the caller gives it what it applied.
+    pub(crate) fn stillborn_at(cls: u16, class: ClassId, state: u32, complete: bool, t: u32) -> Elem {
+        let mut el = Elem::begun(cls, class, state, t);
+        el.stepped = t;
+        el.applied_at = t;
+        el.last = t;
+        el.complete_at = if complete { t } else { NONE };
+        el.ended = t;
+        el.end_kind = EndKind::Terminated;
+        el.stillborn = true;
+        el
+    }
     #[inline]
     fn forked_now(&self, t: u32) -> bool {
         self.created == t

@@ -28,7 +28,7 @@
 use rustc_hash::FxHashMap;
 
 use super::journal::Entry;
-use super::level::{Elem, EndKind, Level, StepCtx};
+use super::level::{Elem, Level, StepCtx};
 use crate::ets::growth::grow;
 use crate::ets::ids::{ElementId, MatchId, NONE, NodeId};
 
@@ -223,14 +223,7 @@ impl Level {
         let t = cx.t;
         let f = self.memo.floods.get_mut(&key).expect("found above");
         f.used = t;
-        // As a derivation begun here and terminated at once would leave it (`Level::terminate`).
-        let mut el = Elem::begun(cls, self.table.classes[cls as usize].class, f.state, t);
-        el.complete_at = if f.complete { t } else { NONE };
-        el.ended = t;
-        el.end_kind = EndKind::Terminated;
-        el.last = t;
-        el.applied_at = t;
-        el.stillborn = true;
+        let el = Elem::stillborn_at(cls, self.table.classes[cls as usize].class, f.state, f.complete, t);
         let apps = std::mem::take(&mut f.apps);
         for &a in &apps {
             self.memo.covered.insert((a, cls));

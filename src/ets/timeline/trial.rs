@@ -27,7 +27,7 @@
 //! two routes on random structs of a setting made for it (`tests/data/settings/pools.ets`), and
 //! the front-end's tests on whole sample records and on moves tried and taken back.
 
-use super::level::{Elem, EndKind, Level, Presence, StepCtx};
+use super::level::{Elem, Level, Presence, StepCtx};
 use crate::ets::ids::{ElementId, MatchId, NodeId};
 
 /// Scratch of the trial derivations of a level (kept between trials, so that a trial does not
@@ -103,19 +103,8 @@ impl Level {
         trial.made += 1;
         self.trial = trial;
         self.memo.impure = d.read_others;
-        // As `Level::start`, `Level::take` and `Level::terminate` leave it.
-        let t = cx.t;
         let cr = &self.table.classes[cls as usize];
-        let mut el = Elem::begun(cls, cr.class, to, t);
-        el.stepped = t;
-        el.applied_at = t;
-        el.last = t;
-        if cr.accept[to as usize] {
-            el.complete_at = t;
-        }
-        el.ended = t;
-        el.end_kind = EndKind::Terminated;
-        el.stillborn = true;
+        let mut el = Elem::stillborn_at(cls, cr.class, to, cr.accept[to as usize], cx.t);
         el.unlisted = true;
         // What it shares with other elements (`Level::apply`: two holders or more, itself one).
         for &a in &d.apps {
