@@ -476,6 +476,23 @@ fn bench_classify(a: &BenchArgs, file: &Path) -> miette::Result<ExitCode> {
         "  levels 1-2 made {} stillborn elements by trial derivations (not written out) and {} from the memo of stillborn derivations (not derived)",
         b.stillborn_by_trials, b.stillborn_from_memo
     );
+    let per = |x: usize| x as f64 / b.primitives.max(1) as f64;
+    let mut parts = format!(
+        "struct {:.1}, level 0's anchors {:.1}",
+        per(b.memory.strukt),
+        per(b.memory.anchors)
+    );
+    for (n, lv) in b.memory.levels.iter().enumerate() {
+        parts += &format!("; level {n} {:.1}:", per(lv.total()));
+        for (name, x) in lv.parts().into_iter().filter(|&(_, x)| per(x) >= 0.05) {
+            parts += &format!(" {name} {:.1},", per(x));
+        }
+        parts.pop();
+    }
+    println!(
+        "  the whole timeline's bytes per primitive, part by part: {parts}; beside it, the sensor's record of each primitive {:.1}",
+        b.front_end_bytes_per_primitive
+    );
     match (
         b.gnugo_ms_per_game,
         b.ratio,

@@ -17,7 +17,7 @@ pub mod assembly;
 pub mod element;
 pub mod error;
 pub mod generation;
-mod growth;
+pub(crate) mod growth;
 pub mod hierarchy;
 pub mod ids;
 pub mod json;

@@ -24,6 +24,7 @@ use super::game::{Replay, check_recording};
 use super::record::{GoAlphabet, RecordOptions, changes, record};
 use super::sgf::Sgf;
 use crate::ets::Setting;
+use crate::ets::timeline::TimelineMemory;
 
 /// What can stop a benchmark.
 #[derive(Debug, thiserror::Error)]
@@ -101,6 +102,13 @@ pub struct ClassifyBench {
     pub bytes_per_primitive: f64,
     /// Heap bytes of the whole timeline (struct, every level, indexes) per primitive.
     pub timeline_bytes_per_primitive: f64,
+    /// The whole timeline's heap bytes part by part (their sum is
+    /// `timeline_bytes_per_primitive` × `primitives`), after the record was classified to its
+    /// end and the spare capacity released.
+    pub memory: TimelineMemory,
+    /// Heap bytes per primitive the front-end keeps beside the timeline: the sensor's record of
+    /// what each primitive stands for.
+    pub front_end_bytes_per_primitive: f64,
     /// Peak resident memory of the process after the first whole-record classification (Linux).
     pub peak_memory_bytes: Option<u64>,
     /// GNU Go's median wall time for its worms at every position.
@@ -266,6 +274,8 @@ pub fn classify(
     let (mut ours, mut theirs) = (Vec::new(), Vec::new());
     let (mut cpu, mut single) = (Vec::new(), Vec::new());
     let (mut prims, mut heap, mut all_heap, mut peak) = (0, 0, 0, None);
+    let mut memory = TimelineMemory::default();
+    let mut front_end = 0;
     let mut piped = false;
     let (mut clean_share, mut quiet) = (0.0, 0);
     let (mut trials, mut replays) = (0, 0);
@@ -299,6 +309,8 @@ pub fn classify(
         prims = whole.timeline().strukt().len();
         heap = whole.timeline().strukt().heap_bytes();
         all_heap = whole.timeline().heap_bytes();
+        memory = whole.timeline().memory();
+        front_end = whole.front_end_heap_bytes();
         std::hint::black_box(whole.timeline().level(1).elements().len());
         drop(whole);
         if rep == 0 {
@@ -389,6 +401,8 @@ pub fn classify(
         stillborn_from_memo: replays,
         bytes_per_primitive: heap as f64 / prims.max(1) as f64,
         timeline_bytes_per_primitive: all_heap as f64 / prims.max(1) as f64,
+        memory,
+        front_end_bytes_per_primitive: front_end as f64 / prims.max(1) as f64,
         peak_memory_bytes: peak,
         gnugo_ms_per_game: p,
         ratio,

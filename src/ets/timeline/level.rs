@@ -437,21 +437,25 @@ impl Level {
         self.around = Vec::new();
     }
 
-    /// Heap bytes held by the level (matches, elements, indices, host).
+    /// Heap bytes held by the level (matches, elements, indices, host): the sum of
+    /// [`Level::memory`].
     pub fn heap_bytes(&self) -> usize {
-        let elems: usize = self
-            .elems
-            .iter()
-            .map(|e| {
-                std::mem::size_of::<Elem>()
-                    + e.apps.capacity() * 4
-                    + e.start_apps.capacity() * 4
-                    + e.sets.capacity()
-                    + e.runs.capacity() * 8
-                    + e.nodes.capacity() * 4
-                    + e.pending.capacity() * 4
-            })
-            .sum();
+        self.memory().total()
+    }
+
+    /// Heap bytes held by the level, part by part.
+    pub fn memory(&self) -> LevelMemory {
+        let mut elements = self.elems.capacity() * std::mem::size_of::<Elem>();
+        let mut element_lists = 0;
+        for e in &self.elems {
+            element_lists += e.apps.capacity() * 4
+                + e.start_apps.capacity() * 4
+                + e.sets.capacity()
+                + e.runs.capacity() * 8
+                + e.nodes.capacity() * 4
+                + e.pending.capacity() * 4;
+        }
+        elements += self.above.capacity() * 4;
         fn spill<const N: usize>(v: &Vec<SmallVec<[u32; N]>>) -> usize {
             v.capacity() * std::mem::size_of::<SmallVec<[u32; N]>>()
                 + v.iter()
@@ -459,16 +463,69 @@ impl Level {
                     .map(|s| s.capacity() * 4)
                     .sum::<usize>()
         }
-        self.store.heap_bytes()
-            + elems
-            + spill(&self.node_holders)
-            + self.node_stillborn.capacity() * std::mem::size_of::<SmallVec<[u32; 2]>>()
-            + self.still_log.capacity() * 4
-            + spill(&self.index)
-            + self.host.heap_bytes()
-            + self.above.capacity() * 4
-            + self.memo.heap_bytes()
-            + self.trial.heap_bytes()
+        LevelMemory {
+            matches: self.store.match_bytes(),
+            match_holders: self.store.holder_bytes(),
+            node_holders: spill(&self.node_holders),
+            elements,
+            element_lists,
+            stillborn: spill(&self.node_stillborn) + self.still_log.capacity() * 4,
+            index: spill(&self.index),
+            host: self.host.heap_bytes(),
+            memo: self.memo.heap_bytes() + self.trial.heap_bytes(),
+        }
+    }
+}
+
+/// Heap bytes one level holds, part by part ([`Level::memory`]): where a timeline's memory goes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LevelMemory {
+    /// The matches (§3.4.1.1): constraint, nodes, the step each was formed at.
+    pub matches: usize,
+    /// The elements holding each match as an application.
+    pub match_holders: usize,
+    /// The elements holding each node.
+    pub node_holders: usize,
+    /// The element records, and each element's node in the level above.
+    pub elements: usize,
+    /// Each element's lists: applications, their sets, runs, nodes, pending matches.
+    pub element_lists: usize,
+    /// Per node, the stillborn elements that held it (read by rebirths), and their undo log.
+    pub stillborn: usize,
+    /// Level n ≥ 1: per node, the matches holding it.
+    pub index: usize,
+    /// Level n ≥ 1: the level-n struct (its nodes, links and their indices).
+    pub host: usize,
+    /// The memo of stillborn derivations and the trials' marks.
+    pub memo: usize,
+}
+
+impl LevelMemory {
+    /// The sum of the parts.
+    pub fn total(&self) -> usize {
+        self.matches
+            + self.match_holders
+            + self.node_holders
+            + self.elements
+            + self.element_lists
+            + self.stillborn
+            + self.index
+            + self.host
+            + self.memo
+    }
+    /// The parts with their names, in the order of the fields.
+    pub fn parts(&self) -> [(&'static str, usize); 9] {
+        [
+            ("matches", self.matches),
+            ("match holders", self.match_holders),
+            ("node holders", self.node_holders),
+            ("elements", self.elements),
+            ("element lists", self.element_lists),
+            ("stillborn", self.stillborn),
+            ("index", self.index),
+            ("host", self.host),
+            ("memo", self.memo),
+        ]
     }
 }
 

@@ -39,7 +39,7 @@ use thiserror::Error;
 
 pub use classes::RECORDED;
 pub use host::{LevelHost, TimedCel};
-pub use level::{Elem, EndKind, Level, LevelDelta};
+pub use level::{Elem, EndKind, Level, LevelDelta, LevelMemory};
 pub use pipeline::{Pipelined, Steps};
 
 use journal::{Entry, LevelSizes, StepLog};
@@ -150,6 +150,18 @@ impl PlansN {
         }
         pn
     }
+}
+
+/// Heap bytes a timeline holds, part by part ([`Timeline::memory`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TimelineMemory {
+    /// The struct (its primitives and processes).
+    #[serde(rename = "struct")]
+    pub strukt: usize,
+    /// Level 0: per primitive, where the matches anchored at it begin.
+    pub anchors: usize,
+    /// Each level's parts, from level 0 up.
+    pub levels: Vec<LevelMemory>,
 }
 
 /// A struct growing step by step, classified at every level as it grows.
@@ -374,11 +386,20 @@ impl Timeline {
         }
     }
 
-    /// Heap bytes held: the struct, and each level's matches, elements and indices.
+    /// Heap bytes held: the struct, and each level's matches, elements and indices (the sum
+    /// of [`Timeline::memory`]).
     pub fn heap_bytes(&self) -> usize {
-        self.strukt.heap_bytes()
-            + self.levels.iter().map(|l| l.heap_bytes()).sum::<usize>()
-            + self.by_anchor.capacity() * 4
+        let m = self.memory();
+        m.strukt + m.anchors + m.levels.iter().map(LevelMemory::total).sum::<usize>()
+    }
+
+    /// Heap bytes held, part by part: where the memory of a timeline goes.
+    pub fn memory(&self) -> TimelineMemory {
+        TimelineMemory {
+            strukt: self.strukt.heap_bytes(),
+            anchors: self.by_anchor.capacity() * 4,
+            levels: self.levels.iter().map(Level::memory).collect(),
+        }
     }
 
     /// Begins a step; returns its number.

@@ -189,15 +189,24 @@ impl MatchStore {
         self.pairs.shrink_to_fit();
         self.multi.shrink_to_fit();
     }
-    /// Heap bytes held.
-    pub fn heap_bytes(&self) -> usize {
+    /// Heap bytes of the matches themselves: constraint, nodes, and the step each was formed at.
+    pub fn match_bytes(&self) -> usize {
         self.constraint.capacity() * 4
             + self.start.capacity() * 4
             + self.nodes.capacity() * 4
             + self.formed.capacity() * 8
-            + self.holder.capacity() * 4
+    }
+    /// Heap bytes of the elements holding each match (a word per match, pairs, longer lists).
+    pub fn holder_bytes(&self) -> usize {
+        self.holder.capacity() * 4
             + self.pairs.capacity() * 8
             + self.multi.capacity() * std::mem::size_of::<SmallVec<[ElementId; 4]>>()
+            + self
+                .multi
+                .iter()
+                .filter(|s| s.spilled())
+                .map(|s| s.capacity() * 4)
+                .sum::<usize>()
     }
 }
 
