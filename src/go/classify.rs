@@ -253,6 +253,13 @@ impl GoTimeline {
     /// Releases spare capacity ([`Timeline::shrink_to_fit`]).
     pub fn shrink_to_fit(&mut self) {
         self.timeline.shrink_to_fit();
+        self.sensor.shrink_to_fit();
+        self.vertices0.shrink_to_fit();
+    }
+    /// Heap bytes held by the sensor's record of what each primitive stands for (and the
+    /// vertices of level-0 elements), beside the timeline's ([`Timeline::heap_bytes`]).
+    pub fn front_end_heap_bytes(&self) -> usize {
+        self.sensor.heap_bytes() + self.vertices0.capacity() * std::mem::size_of::<SmallVec<[Point; 2]>>()
     }
     /// Takes the last position back (needs the journal).
     pub fn undo(&mut self, previous: Option<&Board>) -> Result<(), ClassifyError> {

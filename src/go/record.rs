@@ -23,6 +23,7 @@
 
 use std::sync::Arc;
 
+use crate::ets::growth::grow;
 use crate::ets::timeline::{Pipelined, Steps, Timeline, TimelineError};
 use crate::ets::{Alphabet, NodeId, PrimitiveKind, Struct};
 
@@ -283,6 +284,30 @@ pub struct Sensor {
 }
 
 impl Sensor {
+    /// Heap bytes held: what each primitive stands for (its sublayer, position and place), and the
+    /// open half-lines.
+    pub fn heap_bytes(&self) -> usize {
+        self.layer.capacity() * 4
+            + self.position.capacity() * 4
+            + self.place.capacity() * std::mem::size_of::<Place>()
+            + self.open.capacity() * std::mem::size_of::<Option<(NodeId, u8)>>()
+            + self.half.capacity()
+            + self.log.as_ref().map_or(0, |l| {
+                l.capacity() * std::mem::size_of::<SensorLog>()
+                    + l.iter()
+                        .map(|s| {
+                            s.open.capacity() * std::mem::size_of::<(u32, Option<(NodeId, u8)>)>()
+                                + s.half.capacity() * 8
+                        })
+                        .sum::<usize>()
+            })
+    }
+    /// Releases spare capacity (a record classified to its end).
+    pub fn shrink_to_fit(&mut self) {
+        self.layer.shrink_to_fit();
+        self.position.shrink_to_fit();
+        self.place.shrink_to_fit();
+    }
     /// A sensor for a `cols` × `rows` board.
     pub fn new(kinds: &GoAlphabet, cols: u8, rows: u8, opts: RecordOptions) -> Sensor {
         let (cols, rows) = (cols as usize, rows as usize);
@@ -346,6 +371,10 @@ impl Sensor {
         place: Place,
     ) -> Result<NodeId, TimelineError> {
         let n = g.add(kind)?;
+        // As the struct's own tables: a quarter more at a time, not twice as much.
+        grow(&mut self.layer, 1);
+        grow(&mut self.position, 1);
+        grow(&mut self.place, 1);
         self.layer.push(self.sub);
         self.position.push(pos);
         self.place.push(place);
