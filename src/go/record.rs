@@ -23,7 +23,6 @@
 
 use std::sync::Arc;
 
-use crate::ets::growth::grow;
 use crate::ets::timeline::{Pipelined, Steps, Timeline, TimelineError};
 use crate::ets::{Alphabet, NodeId, PrimitiveKind, Struct};
 
@@ -371,10 +370,6 @@ impl Sensor {
         place: Place,
     ) -> Result<NodeId, TimelineError> {
         let n = g.add(kind)?;
-        // As the struct's own tables: a quarter more at a time, not twice as much.
-        grow(&mut self.layer, 1);
-        grow(&mut self.position, 1);
-        grow(&mut self.place, 1);
         self.layer.push(self.sub);
         self.position.push(pos);
         self.place.push(place);
