@@ -50,6 +50,8 @@ pub(crate) struct LevelSizes {
     pub host_nodes: usize,
     pub host_links: usize,
     pub holders_nodes: usize,
+    /// Side lists of node holders ([`super::holders::NodeHolders::spilled_len`]).
+    pub holders_spilled: usize,
     pub index_nodes: usize,
     pub still_log: usize,
 }

@@ -27,6 +27,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
 use super::classes::{ClassTable, RECORDED};
+use super::holders::NodeHolders;
 use super::host::LevelHost;
 use super::journal::Entry;
 use super::store::MatchStore;
@@ -275,7 +276,7 @@ pub struct Level {
     pub(crate) store: MatchStore,
     pub(crate) elems: Vec<Elem>,
     /// Per node: the elements holding it (stillborn ones only during the step they were made in).
-    pub(crate) node_holders: Vec<SmallVec<[ElementId; 6]>>,
+    pub(crate) node_holders: NodeHolders,
     /// Per node: the stillborn elements of earlier steps that held it (only a rebirth reads them,
     /// so level 0 keeps none).
     pub(crate) node_stillborn: Vec<SmallVec<[ElementId; 2]>>,
@@ -341,7 +342,7 @@ impl Level {
             table: ClassTable::new(setting, n),
             store: MatchStore::default(),
             elems: Vec::new(),
-            node_holders: Vec::new(),
+            node_holders: NodeHolders::default(),
             node_stillborn: Vec::new(),
             still_log: Vec::new(),
             index: Vec::new(),
@@ -417,7 +418,7 @@ impl Level {
     }
     /// The elements holding node `x`.
     pub fn holders_of_node(&self, x: NodeId) -> &[ElementId] {
-        self.node_holders.get(x as usize).map(|v| v.as_slice()).unwrap_or(&[])
+        self.node_holders.get(x as usize)
     }
     /// Releases spare capacity: the matches, the elements' lists and the per-node lists.
     pub(crate) fn shrink_to_fit(&mut self) {
@@ -466,7 +467,7 @@ impl Level {
         LevelMemory {
             matches: self.store.match_bytes(),
             match_holders: self.store.holder_bytes(),
-            node_holders: spill(&self.node_holders),
+            node_holders: self.node_holders.heap_bytes(),
             elements,
             element_lists,
             stillborn: spill(&self.node_stillborn) + self.still_log.capacity() * 4,
@@ -632,11 +633,6 @@ impl Level {
 
     /// Element `e` becomes a holder of node `x` (journaled when `x` is older than the step).
     fn register_node(&mut self, cx: &mut StepCtx, e: ElementId, x: NodeId) {
-        if self.node_holders.len() <= x as usize {
-            let extra = x as usize + 1 - self.node_holders.len();
-            grow(&mut self.node_holders, extra);
-            self.node_holders.resize(x as usize + 1, SmallVec::new());
-        }
         let old_node = if cx.level0 {
             x < cx.first_node
         } else {
@@ -646,10 +642,10 @@ impl Level {
             cx.log(Entry::NodeHolders(
                 self.n as u8,
                 x,
-                self.node_holders[x as usize].len() as u32,
+                self.node_holders.get(x as usize).len() as u32,
             ));
         }
-        self.node_holders[x as usize].push(e);
+        self.node_holders.push(x as usize, e);
         if e == self.flood {
             if self.flood_mark.len() <= x as usize {
                 self.flood_mark.resize(x as usize + 1, 0);
@@ -700,7 +696,7 @@ impl Level {
         if e == self.flood {
             return self.flood_mark.get(x as usize) == Some(&self.flood_gen);
         }
-        self.node_holders.get(x as usize).is_some_and(|h| h.contains(&e))
+        self.node_holders.contains(x as usize, e)
     }
 
     /// A new generation of the per-node marks of a derivation begun from a start (no node is
@@ -936,15 +932,15 @@ impl Level {
         if part.len > 0 {
             // The context node with the fewest holders.
             let nodes = self.store.nodes(m);
-            let mut best: Option<&SmallVec<[ElementId; 6]>> = None;
+            let mut best: Option<&[ElementId]> = None;
             for (i, &x) in nodes.iter().enumerate() {
                 if !part.context[i] {
                     continue;
                 }
-                let h = match self.node_holders.get(x as usize) {
-                    Some(h) => h,
-                    None => return,
-                };
+                if x as usize >= self.node_holders.len() {
+                    return;
+                }
+                let h = self.node_holders.get(x as usize);
                 if best.is_none_or(|b| h.len() < b.len()) {
                     best = Some(h);
                 }
@@ -954,11 +950,9 @@ impl Level {
             }
         } else {
             for &x in self.store.nodes(m) {
-                if let Some(h) = self.node_holders.get(x as usize) {
-                    for &e in h {
-                        if !cands.contains(&e) {
-                            cands.push(e);
-                        }
+                for &e in self.node_holders.get(x as usize) {
+                    if !cands.contains(&e) {
+                        cands.push(e);
                     }
                 }
             }
@@ -1534,11 +1528,7 @@ impl Level {
             let Some(&x0) = self.store.nodes(m).first() else {
                 continue;
             };
-            let hs: SmallVec<[ElementId; 8]> = self
-                .node_holders
-                .get(x0 as usize)
-                .map(|h| h.iter().copied().collect())
-                .unwrap_or_default();
+            let hs: SmallVec<[ElementId; 8]> = SmallVec::from_slice(self.node_holders.get(x0 as usize));
             for e in hs {
                 if self.is_quiet(e) || !self.alive(e) || self.store.held_by(m, e) {
                     continue;
@@ -1763,16 +1753,10 @@ impl Level {
                     continue;
                 }
                 let xi = x as usize;
-                if self.node_holders.len() <= xi {
-                    let extra = xi + 1 - self.node_holders.len();
-                    grow(&mut self.node_holders, extra);
-                    self.node_holders.resize(xi + 1, SmallVec::new());
-                }
-                let h = &mut self.node_holders[xi];
-                if h.contains(&e) {
+                if self.node_holders.contains(xi, e) {
                     continue;
                 }
-                h.push(e);
+                self.node_holders.push(xi, e);
                 let el = &mut self.elems[e as usize];
                 grow(&mut el.nodes, 1);
                 el.nodes.push(x);
@@ -2042,11 +2026,8 @@ impl Level {
                 }
             }
             for x in nodes {
-                if listed
-                    && let Some(h) = self.node_holders.get_mut(x as usize)
-                    && let Some(i) = h.iter().rposition(|&f| f == e)
-                {
-                    h.remove(i);
+                if listed {
+                    self.node_holders.remove_last(x as usize, e);
                 }
                 if !rebirths {
                     continue;

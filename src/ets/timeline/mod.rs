@@ -21,6 +21,7 @@
 //! refresh layers of the player's awareness).
 
 pub mod classes;
+mod holders;
 pub mod host;
 mod journal;
 pub mod level;
@@ -478,6 +479,7 @@ impl Timeline {
                     host_nodes: lv.host.len(),
                     host_links: lv.host.links().len(),
                     holders_nodes: lv.node_holders.len(),
+                    holders_spilled: lv.node_holders.spilled_len(),
                     index_nodes: lv.index.len(),
                     still_log: lv.still_log.len(),
                 });
@@ -713,9 +715,9 @@ impl Timeline {
         for e in l.entries.into_iter().rev() {
             match e {
                 Entry::Elem(n, el, snap) => self.levels[n as usize].restore(el, &snap),
-                Entry::NodeHolders(n, x, len) => {
-                    self.levels[n as usize].node_holders[x as usize].truncate(len as usize)
-                }
+                Entry::NodeHolders(n, x, len) => self.levels[n as usize]
+                    .node_holders
+                    .truncate_node(x as usize, len as usize),
                 Entry::MatchHolder(n, m, w, len) => self.levels[n as usize].store.restore_holder(m, w, len),
                 Entry::Index(n, x, len) => self.levels[n as usize].index[x as usize].truncate(len as usize),
                 Entry::IndexRemoved(n, x, i, m) => self.levels[n as usize].index[x as usize].insert(i as usize, m),
@@ -749,7 +751,7 @@ impl Timeline {
             }
             let lv = &mut self.levels[k];
             lv.host.truncate(sz.host_nodes, sz.host_links);
-            lv.node_holders.truncate(sz.holders_nodes);
+            lv.node_holders.truncate(sz.holders_nodes, sz.holders_spilled);
             while lv.still_log.len() > sz.still_log {
                 let x = lv.still_log.pop().expect("longer than kept");
                 lv.node_stillborn[x as usize].pop();
