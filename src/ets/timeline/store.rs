@@ -14,10 +14,75 @@ const PAIR: u32 = 1 << 30;
 /// The index part of a `PAIR` or `MULTI` word.
 const INDEX: u32 = PAIR - 1;
 
+/// The constraint of each match: two bytes each while every constraint id fits (the settings
+/// known have hundreds of constraints), four from the first that does not.
+#[derive(Debug, Clone)]
+enum Constraints {
+    Narrow(Vec<u16>),
+    Wide(Vec<ConstraintId>),
+}
+
+impl Default for Constraints {
+    fn default() -> Self {
+        Constraints::Narrow(Vec::new())
+    }
+}
+
+impl Constraints {
+    #[inline]
+    fn len(&self) -> usize {
+        match self {
+            Constraints::Narrow(v) => v.len(),
+            Constraints::Wide(v) => v.len(),
+        }
+    }
+    #[inline]
+    fn get(&self, i: usize) -> ConstraintId {
+        match self {
+            Constraints::Narrow(v) => ConstraintId(v[i] as u32),
+            Constraints::Wide(v) => v[i],
+        }
+    }
+    fn push(&mut self, c: ConstraintId) {
+        if let Constraints::Narrow(v) = self {
+            match u16::try_from(c.0) {
+                Ok(n) => {
+                    grow(v, 1);
+                    v.push(n);
+                    return;
+                }
+                Err(_) => *self = Constraints::Wide(v.iter().map(|&n| ConstraintId(n as u32)).collect()),
+            }
+        }
+        if let Constraints::Wide(v) = self {
+            grow(v, 1);
+            v.push(c);
+        }
+    }
+    fn truncate(&mut self, n: usize) {
+        match self {
+            Constraints::Narrow(v) => v.truncate(n),
+            Constraints::Wide(v) => v.truncate(n),
+        }
+    }
+    fn shrink_to_fit(&mut self) {
+        match self {
+            Constraints::Narrow(v) => v.shrink_to_fit(),
+            Constraints::Wide(v) => v.shrink_to_fit(),
+        }
+    }
+    fn heap_bytes(&self) -> usize {
+        match self {
+            Constraints::Narrow(v) => v.capacity() * 2,
+            Constraints::Wide(v) => v.capacity() * 4,
+        }
+    }
+}
+
 /// The matches of one level.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct MatchStore {
-    constraint: Vec<ConstraintId>,
+    constraint: Constraints,
     start: Vec<u32>,
     nodes: Vec<NodeId>,
     /// Per step that formed matches: `(step, its first match)`, in match order (matches are
@@ -36,7 +101,6 @@ impl MatchStore {
             self.start.push(0);
         }
         let id = self.constraint.len() as MatchId;
-        grow(&mut self.constraint, 1);
         grow(&mut self.start, 1);
         grow(&mut self.holder, 1);
         grow(&mut self.nodes, nodes.len());
@@ -57,7 +121,7 @@ impl MatchStore {
     /// The constraint of match `m`.
     #[inline]
     pub fn constraint(&self, m: MatchId) -> ConstraintId {
-        self.constraint[m as usize]
+        self.constraint.get(m as usize)
     }
     /// The nodes of match `m`, in its constraint's variable order.
     #[inline]
@@ -191,7 +255,7 @@ impl MatchStore {
     }
     /// Heap bytes of the matches themselves: constraint, nodes, and the step each was formed at.
     pub fn match_bytes(&self) -> usize {
-        self.constraint.capacity() * 4
+        self.constraint.heap_bytes()
             + self.start.capacity() * 4
             + self.nodes.capacity() * 4
             + self.formed.capacity() * 8
@@ -214,6 +278,22 @@ impl MatchStore {
 mod tests {
     use super::*;
     use crate::ets::ids::ConstraintId;
+
+    #[test]
+    fn constraint_ids_past_two_bytes_widen_the_column_and_keep_the_others() {
+        let mut s = MatchStore::default();
+        let a = s.push(ConstraintId(65_535), &[1], 0);
+        let narrow = s.match_bytes();
+        let b = s.push(ConstraintId(65_536), &[2], 1);
+        let c = s.push(ConstraintId(3), &[3], 1);
+        assert_eq!(
+            [a, b, c].map(|m| s.constraint(m)),
+            [ConstraintId(65_535), ConstraintId(65_536), ConstraintId(3)]
+        );
+        assert!(s.match_bytes() > narrow);
+        s.truncate(2, 0, 0);
+        assert_eq!((s.len(), s.constraint(1)), (2, ConstraintId(65_536)));
+    }
 
     #[test]
     fn holders_pass_from_one_to_a_pair_to_a_list_and_back() {
