@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ets::go::board::Point;
-use ets::go::classify::{classify_game, embedded_setting};
+use ets::go::classify::{GoTimeline, classify_game, embedded_setting};
 use ets::go::game::Replay;
 use ets::go::record::RecordOptions;
 use ets::go::sgf::Sgf;
@@ -81,4 +81,29 @@ fn the_timeline_accounts_for_the_memory_it_holds() {
         assert!(x > 0, "level 0's {name}");
     }
     assert!(l0.total() > m.levels[1].total() + m.levels[2].total());
+    assert_eq!(m.journal, 0, "a record classified without a journal");
+    drop(g);
+
+    // A timeline kept for a live game (the Game API keeps a journal of every position, for
+    // undo) at move 120: the journal and the deltas are accounted for as well.
+    let before = LIVE.load(Ordering::SeqCst);
+    let first = &r.positions[0];
+    let mut g = GoTimeline::new(setting, (first.cols(), first.rows()), RecordOptions::default(), Some(2)).unwrap();
+    g.keep_journal(true);
+    for (b, m) in r.positions.iter().zip(&last).take(121) {
+        g.push(b, *m).unwrap();
+    }
+    let held = LIVE.load(Ordering::SeqCst) - before;
+    let m = g.timeline().memory();
+    let claimed = g.timeline().heap_bytes() + g.front_end_heap_bytes();
+    assert!(
+        m.journal > claimed / 10,
+        "the journal: {} of {claimed} bytes",
+        m.journal
+    );
+    assert!(claimed <= held, "claimed {claimed} of {held} bytes held");
+    assert!(
+        claimed as f64 >= 0.95 * held as f64,
+        "claimed {claimed} of {held} bytes held with a journal: a large table is not accounted for"
+    );
 }

@@ -40,6 +40,25 @@ pub(crate) struct StepLog {
     pub entries: Vec<Entry>,
 }
 
+impl StepLog {
+    /// Heap bytes held (the entries, the elements' states they keep, the sizes and due lists).
+    pub fn heap_bytes(&self) -> usize {
+        let spilled = |n: usize| if n > 4 { n } else { 0 };
+        self.entries.capacity() * std::mem::size_of::<Entry>()
+            + self
+                .entries
+                .iter()
+                .map(|e| match e {
+                    Entry::Elem(_, _, snap) => snap.heap_bytes(),
+                    _ => 0,
+                })
+                .sum::<usize>()
+            + spilled(self.sizes.capacity()) * std::mem::size_of::<LevelSizes>()
+            + spilled(self.due.capacity()) * std::mem::size_of::<Vec<ElementId>>()
+            + self.due.iter().map(|d| d.capacity() * 4).sum::<usize>()
+    }
+}
+
 /// The sizes of one level's growing parts before a step.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct LevelSizes {

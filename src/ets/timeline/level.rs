@@ -133,6 +133,21 @@ pub(crate) struct ElemSnap {
     rep_len: u32,
 }
 
+impl ElemSnap {
+    /// Heap bytes held by the snapshot, its own box included.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        std::mem::size_of::<ElemSnap>() + self.pending.capacity() * 4
+    }
+}
+
+impl LevelDelta {
+    /// Heap bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        (self.born.capacity() + self.completed.capacity() + self.extended.capacity() + self.ended.capacity()) * 4
+            + (self.forked.capacity() + self.merged.capacity()) * 8
+    }
+}
+
 impl Elem {
     /// A living element of class `cls` (`class` in the setting) begun at step `t` in `state`,
     /// with nothing applied yet.

@@ -161,6 +161,9 @@ pub struct TimelineMemory {
     pub strukt: usize,
     /// Level 0: per primitive, where the matches anchored at it begin.
     pub anchors: usize,
+    /// The journal of the steps that can be taken back, and their deltas (a live timeline's;
+    /// none for a record classified without one).
+    pub journal: usize,
     /// Each level's parts, from level 0 up.
     pub levels: Vec<LevelMemory>,
 }
@@ -391,7 +394,7 @@ impl Timeline {
     /// of [`Timeline::memory`]).
     pub fn heap_bytes(&self) -> usize {
         let m = self.memory();
-        m.strukt + m.anchors + m.levels.iter().map(LevelMemory::total).sum::<usize>()
+        m.strukt + m.anchors + m.journal + m.levels.iter().map(LevelMemory::total).sum::<usize>()
     }
 
     /// Heap bytes held, part by part: where the memory of a timeline goes.
@@ -399,6 +402,17 @@ impl Timeline {
         TimelineMemory {
             strukt: self.strukt.heap_bytes(),
             anchors: self.by_anchor.capacity() * 4,
+            journal: self.log.as_ref().map_or(0, |l| {
+                l.capacity() * std::mem::size_of::<StepLog>() + l.iter().map(StepLog::heap_bytes).sum::<usize>()
+            }) + self.deltas.capacity() * std::mem::size_of::<Vec<LevelDelta>>()
+                + self
+                    .deltas
+                    .iter()
+                    .map(|d| {
+                        d.capacity() * std::mem::size_of::<LevelDelta>()
+                            + d.iter().map(LevelDelta::heap_bytes).sum::<usize>()
+                    })
+                    .sum::<usize>(),
             levels: self.levels.iter().map(Level::memory).collect(),
         }
     }
