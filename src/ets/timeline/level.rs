@@ -519,15 +519,7 @@ pub struct LevelMemory {
 impl LevelMemory {
     /// The sum of the parts.
     pub fn total(&self) -> usize {
-        self.matches
-            + self.match_holders
-            + self.node_holders
-            + self.elements
-            + self.element_lists
-            + self.stillborn
-            + self.index
-            + self.host
-            + self.memo
+        self.parts().iter().map(|&(_, x)| x).sum()
     }
     /// The parts with their names, in the order of the fields.
     pub fn parts(&self) -> [(&'static str, usize); 9] {
