@@ -647,17 +647,15 @@ fn an_element_joining_an_earlier_primitive_takes_the_unlinked_matches_holding_it
     let s2 = tl.add(kind("s")).unwrap();
     tl.connect(q, 0, s2, 0).unwrap();
     tl.end_step().unwrap();
-    let living: Vec<_> = tl
-        .level(0)
-        .elements()
-        .iter()
-        .filter(|e| !e.is_stillborn() && e.merged_into().is_none())
+    let lv = tl.level(0);
+    let living: Vec<u32> = (0..lv.elements().len() as u32)
+        .filter(|&e| !lv.element(e).is_stillborn() && lv.element(e).merged_into().is_none())
         .collect();
     assert_eq!(living.len(), 1);
-    let mut nodes = living[0].nodes().to_vec();
+    let mut nodes = lv.nodes(living[0]).to_vec();
     nodes.sort_unstable();
     assert_eq!(nodes, vec![q, r, s2]);
-    assert_eq!(living[0].applications().len(), 2);
+    assert_eq!(lv.applications(living[0]).len(), 2);
 }
 
 /// The pools (`tests/data/settings/pools.ets`): level-1 elements that flood what overlaps and
@@ -729,14 +727,16 @@ fn grow_by(st: &Arc<Setting>, s: &Struct, cuts: &[u32], pipelined: bool) -> Time
 fn timeline_elements(tl: &Timeline, class: &str) -> BTreeSet<(Vec<u32>, usize)> {
     let st = tl.setting();
     let lv = tl.level(0);
-    lv.elements()
-        .iter()
-        .filter(|e| !e.is_stillborn() && e.merged_into().is_none() && st.class(e.class()).name == class)
+    (0..lv.elements().len() as u32)
+        .filter(|&e| {
+            let e = lv.element(e);
+            !e.is_stillborn() && e.merged_into().is_none() && st.class(e.class()).name == class
+        })
         .map(|e| {
-            let mut n = e.nodes().to_vec();
+            let mut n = lv.nodes(e).to_vec();
             n.sort_unstable();
             n.dedup();
-            (n, e.applications().len())
+            (n, lv.applications(e).len())
         })
         .collect()
 }
@@ -752,7 +752,7 @@ fn fingerprint(tl: &Timeline) -> String {
             lv.delta()
         );
         for (i, e) in lv.elements().iter().enumerate() {
-            let apps: Vec<(u32, u32)> = e.applications_with_steps().collect();
+            let apps: Vec<(u32, u32)> = lv.applications_with_steps(i as u32);
             out += &format!(
                 "{i}: {:?} born {} done {:?} ended {:?} {:?} into {:?} apps {:?} sets {:?} nodes {:?} above {:?}\n",
                 e.class(),
@@ -762,8 +762,8 @@ fn fingerprint(tl: &Timeline) -> String {
                 e.end_kind(),
                 e.merged_into(),
                 apps,
-                e.sets(),
-                e.nodes(),
+                lv.sets(i as u32),
+                lv.nodes(i as u32),
                 lv.node_above(i as u32)
             );
         }

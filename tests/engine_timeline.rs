@@ -23,8 +23,8 @@ fn applications(steps: &str, class: &str) -> Vec<Vec<(String, u32)>> {
     (0..lv.elements().len() as u32)
         .filter(|&e| st.class(lv.element(e).class()).name == class)
         .map(|e| {
-            lv.element(e)
-                .applications_with_steps()
+            lv.applications_with_steps(e)
+                .into_iter()
                 .map(|(m, t)| (st.constraint(lv.constraint(m)).name.clone(), t))
                 .collect()
         })

@@ -839,6 +839,32 @@ fn matches_taken_as_images_make_the_timeline_of_matches_found() {
                 "{}, {att:?}: the level-0 matches differ",
                 path.display()
             );
+            // Each element's applications (with their steps and sets) and nodes, in order: the
+            // runs kept as images (`timeline::runs`) read as the runs written out.
+            let lists = |g: &GoTimeline| {
+                let l = g.timeline().level(0);
+                (0..l.elements().len() as u32)
+                    .map(|e| (l.applications_with_steps_and_sets(e), l.nodes(e).into_owned()))
+                    .collect::<Vec<_>>()
+            };
+            assert!(
+                lists(&found) == lists(&images),
+                "{}, {att:?}: the level-0 elements' lists differ",
+                path.display()
+            );
+            if matches!(att, Attention::Full) {
+                // and hold less: at full attention most element steps are images (on 19x19
+                // records, where a move changes less of the board, less than half is held).
+                let held = |g: &GoTimeline| g.timeline().memory().levels[0].element_lists;
+                let part = if first.cols() >= 19 { 2 } else { 1 };
+                assert!(
+                    held(&images) * part < held(&found),
+                    "{}: element lists {} bytes with images, {} without",
+                    path.display(),
+                    held(&images),
+                    held(&found)
+                );
+            }
         }
     }
 }

@@ -203,6 +203,18 @@ fn moves_tried_and_taken_back_leave_no_trace() {
         }
         let tl = classify_game(st.clone(), &positions, &last, opts.record, None).unwrap();
         assert_eq!(lives(g.classification()), lives(&tl), "seed {seed}");
+        // Level 0's elements, each with its applications and nodes in order (runs kept as images
+        // included, `timeline::runs`): the tries left none of theirs behind.
+        let lists = |g: &ets::go::classify::GoTimeline| {
+            let l = g.timeline().level(0);
+            (0..l.elements().len() as u32)
+                .map(|e| (l.applications_with_steps_and_sets(e), l.nodes(e).into_owned()))
+                .collect::<Vec<_>>()
+        };
+        assert!(
+            lists(g.classification()) == lists(&tl),
+            "seed {seed}: level 0's elements differ"
+        );
     }
 }
 

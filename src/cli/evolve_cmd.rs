@@ -96,12 +96,12 @@ fn delta_json(level: u32, d: &LevelDelta) -> DeltaJson {
 fn primitives(tl: &Timeline, level: u32, e: ElementId, t: u32, out: &mut Vec<u32>) {
     let lv = tl.level(level);
     if level == 0 {
-        out.extend(lv.element(e).nodes().iter().copied());
+        out.extend(lv.nodes(e).iter().copied());
         return;
     }
     let host = lv.host();
     let mut seen = Vec::new();
-    for (m, step) in lv.element(e).applications_with_steps() {
+    for (m, step) in lv.applications_with_steps(e) {
         if step > t {
             break;
         }

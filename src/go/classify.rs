@@ -147,9 +147,8 @@ fn push_to<S: Steps + Grow>(
     // The new level-0 elements' vertices.
     let lv = steps.level0();
     for e in vertices0.len()..lv.elements().len() {
-        let el = lv.element(e as ElementId);
         let mut v: SmallVec<[Point; 2]> = SmallVec::new();
-        for &n in el.nodes() {
+        for &n in lv.nodes(e as ElementId).iter() {
             if let Place::Vertex(p) = sensor.place[n as usize]
                 && !v.contains(&p)
             {
@@ -385,7 +384,7 @@ impl GoTimeline {
         let lv = self.timeline.level(level);
         let host = lv.host();
         let mut seen: SmallVec<[NodeId; 32]> = SmallVec::new();
-        for (m, step) in lv.element(e).applications_with_steps() {
+        for (m, step) in lv.applications_with_steps(e) {
             if step > t {
                 return step;
             }

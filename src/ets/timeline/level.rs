@@ -30,6 +30,7 @@ use super::classes::{ClassTable, RECORDED};
 use super::holders::NodeHolders;
 use super::host::LevelHost;
 use super::journal::Entry;
+use super::runs::{IMAGE, Shifts};
 use super::store::MatchStore;
 use crate::ets::ids::{ClassId, ElementId, MatchId, NONE, NodeId};
 
@@ -229,26 +230,6 @@ impl Elem {
     pub fn present_at(&self, t: u32) -> bool {
         self.born <= t && (self.ended == NONE || self.ended > t)
     }
-    /// Its applications (match ids of its level), in the order it made them.
-    pub fn applications(&self) -> &[MatchId] {
-        &self.apps
-    }
-    /// Per application, the set of its class it was made through (index into the class's sets),
-    /// or [`super::RECORDED`] for a recorded match or one lying wholly inside.
-    pub fn sets(&self) -> &[u8] {
-        &self.sets
-    }
-    /// Its applications with the step each was made at.
-    pub fn applications_with_steps(&self) -> impl Iterator<Item = (MatchId, u32)> + '_ {
-        self.runs.iter().enumerate().flat_map(move |(k, &(t, from))| {
-            let to = self.runs.get(k + 1).map_or(self.apps.len(), |r| r.1 as usize);
-            self.apps[from as usize..to].iter().map(move |&m| (m, t))
-        })
-    }
-    /// The nodes it spans, in the order they joined.
-    pub fn nodes(&self) -> &[NodeId] {
-        &self.nodes
-    }
     /// Whether it was made and dropped within one step (never reported).
     pub fn is_stillborn(&self) -> bool {
         self.stillborn
@@ -348,6 +329,12 @@ pub struct Level {
     /// Level n ≥ 1: starts derived first as trials, which make stillborn elements without
     /// writing their derivation out ([`super::trial`]).
     pub(crate) trial: super::trial::Trial,
+    /// Level 0: the first match anchored at each primitive (matches are found at their latest
+    /// primitive, in node order), and one entry more; taken out during a step
+    /// (`Timeline::level0_step`).
+    pub(crate) anchors: Vec<u32>,
+    /// Level 0: each step's first primitive (what finds the images of [`super::runs`]).
+    pub(crate) starts: Vec<NodeId>,
 }
 
 impl Level {
@@ -384,6 +371,8 @@ impl Level {
             flood_mark: Vec::new(),
             trial: super::trial::Trial::new(),
             memo: Default::default(),
+            anchors: if n == 0 { vec![0] } else { Vec::new() },
+            starts: Vec::new(),
         }
     }
     /// The level's number.
@@ -569,6 +558,8 @@ pub(crate) struct StepCtx<'a> {
     /// and this step's (bits, from its first primitive): an element holding one derives.
     pub dirty_old: &'a [NodeId],
     pub dirty_new: &'a [u64],
+    /// Level 0: what finds the images of an element's image runs ([`super::runs`]).
+    pub shifts: Option<super::runs::Shifts<'a>>,
     /// Level 0: how many steps back the matches of this step reach (from the step of the
     /// earliest primitive one holds).
     pub span: u32,
@@ -749,6 +740,9 @@ impl Level {
     fn apply(&mut self, cx: &mut StepCtx, e: ElementId, m: MatchId, set: u8) {
         self.touch(cx, e);
         let t = cx.t;
+        if cx.level0 {
+            self.write_last_run(e, cx.shifts.unwrap_or(Shifts::NONE));
+        }
         self.applies_at(e, t);
         {
             let el = &mut self.elems[e as usize];
@@ -1224,12 +1218,11 @@ impl Level {
         self.elems.push(el);
         self.above.push(NONE);
         self.touched_now.push(f);
-        let apps = self.elems[f as usize].apps.clone();
-        for m in apps {
+        let sh = cx.shifts.unwrap_or(Shifts::NONE);
+        for m in self.apps_with(f, sh) {
             self.register_holder(cx, f, m);
         }
-        let nodes = self.elems[f as usize].nodes.clone();
-        for x in nodes {
+        for x in self.nodes_with(f, sh) {
             self.register_node(cx, f, x);
         }
         f
@@ -1637,7 +1630,7 @@ impl Level {
             if last.is_none() && el.runs.last().is_none_or(|r| r.0 != t - 1) {
                 continue;
             }
-            self.update_streak(e, t, shift);
+            self.update_streak(e, t, shift, cx.shifts.unwrap_or(Shifts::NONE));
             let el = &self.elems[e as usize];
             if el.rep_len < REPEATS.max(cx.span + 2) {
                 continue;
@@ -1650,9 +1643,8 @@ impl Level {
                 run.extend(last.iter().map(|i| (i.m, i.set, i.anchor)));
             } else {
                 let cr = &self.table.classes[el.cls as usize];
-                let from = el.runs.last().expect("a run at t-1").1 as usize;
-                for k in from..el.apps.len() {
-                    let (m, set) = (el.apps[k], el.sets[k]);
+                let apps = self.run_apps(e, el.runs.len() - 1, cx.shifts.unwrap_or(Shifts::NONE));
+                for (m, set) in apps {
                     let c = self.store.constraint(m);
                     if set != RECORDED && cr.local_of(c).and_then(|l| cr.loop_set(el.state, l)) != Some(set) {
                         ok = false;
@@ -1742,11 +1734,11 @@ impl Level {
         self.touch(cx, e);
         let t = cx.t;
         self.applies_at(e, t);
+        // The run is kept as images ([`super::runs`]): nothing written but where its nodes stand.
         let el = &mut self.elems[e as usize];
-        grow(&mut el.apps, imgs.len());
-        grow(&mut el.sets, imgs.len());
-        el.apps.extend(imgs.iter().map(|i| i.m));
-        el.sets.extend(imgs.iter().map(|i| i.set));
+        let k = el.runs.len() - 1;
+        debug_assert_eq!(el.runs[k], (t, el.apps.len() as u32), "a run begun by these images");
+        el.runs[k] = (t, IMAGE | el.nodes.len() as u32);
         for &Image { m, original, .. } in imgs {
             debug_assert!(m >= cx.first_new);
             self.store.add_holder(m, e);
@@ -1765,8 +1757,6 @@ impl Level {
                 }
                 self.node_holders.push(xi, e);
                 let el = &mut self.elems[e as usize];
-                grow(&mut el.nodes, 1);
-                el.nodes.push(x);
                 if (cx.open)(x) {
                     el.open += 1;
                 }
@@ -1776,18 +1766,17 @@ impl Level {
     }
 
     /// Level 0: brings `Elem::rep_len` of element `e` up to its run at t−1 (the last).
-    fn update_streak(&mut self, e: ElementId, t: u32, shift: &dyn Fn(NodeId) -> NodeId) {
+    fn update_streak(&mut self, e: ElementId, t: u32, shift: &dyn Fn(NodeId) -> NodeId, sh: Shifts) {
         let el = &self.elems[e as usize];
         if el.rep_at == t - 1 {
             return;
         }
         let n = el.runs.len();
         let same = n >= 2 && el.runs[n - 2].0 + 1 == t - 1 && {
-            let (a0, a1, a2) = (el.runs[n - 2].1 as usize, el.runs[n - 1].1 as usize, el.apps.len());
-            a1 - a0 == a2 - a1
-                && (0..a2 - a1).all(|i| {
-                    let (m0, m1) = (el.apps[a0 + i], el.apps[a1 + i]);
-                    el.sets[a0 + i] == el.sets[a1 + i]
+            let (r0, r1) = (self.run_apps(e, n - 2, sh), self.run_apps(e, n - 1, sh));
+            r0.len() == r1.len()
+                && r0.iter().zip(&r1).all(|(&(m0, s0), &(m1, s1))| {
+                    s0 == s1
                         && self.store.constraint(m0) == self.store.constraint(m1)
                         && self
                             .store
@@ -1822,14 +1811,14 @@ impl Level {
         let mut pairs: Vec<(ElementId, ElementId)> = Vec::new();
         let mut touched: Vec<ElementId> = self.touched_at_step();
         touched.retain(|&e| self.alive(e));
+        let sh = cx.shifts.unwrap_or(Shifts::NONE);
         for &e in &touched {
             let el = &self.elems[e as usize];
-            let from = el
-                .runs
-                .last()
-                .filter(|r| r.0 == cx.t)
-                .map_or(el.apps.len(), |r| r.1 as usize);
-            for &m in &el.apps[from..] {
+            let last = match el.runs.last() {
+                Some(r) if r.0 == cx.t => self.run_apps(e, el.runs.len() - 1, sh),
+                _ => Default::default(),
+            };
+            for (m, _) in last {
                 for &f in self.store.holders(m) {
                     if f != e && self.alive(f) && self.elems[f as usize].cls == el.cls {
                         pairs.push((e.min(f), e.max(f)));
@@ -1846,10 +1835,8 @@ impl Level {
             // What of each is here at this step (an application whose node ended, or ends now,
             // is its past: a part that joins two elements ends what each had there).
             let here = |e: ElementId| -> FxHashSet<MatchId> {
-                self.elems[e as usize]
-                    .apps
-                    .iter()
-                    .copied()
+                self.apps_with(e, sh)
+                    .into_iter()
                     .filter(|&m| self.presence(cx, m) == Presence::Here)
                     .collect()
             };

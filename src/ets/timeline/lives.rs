@@ -82,7 +82,7 @@ pub fn lives(
                     let seen = el.ended().map_or(last, |d| d.saturating_sub(1).max(el.born()));
                     let mut history: BTreeMap<String, Vec<u32>> = BTreeMap::new();
                     if level > 0 {
-                        for (m, step) in el.applications_with_steps() {
+                        for (m, step) in lv.applications_with_steps(e) {
                             let v = history.entry(st.constraint(lv.constraint(m)).name.clone()).or_default();
                             if v.last() != Some(&step) {
                                 v.push(step);

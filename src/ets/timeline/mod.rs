@@ -29,6 +29,7 @@ pub mod lives;
 mod memo;
 mod pipeline;
 mod repeats;
+mod runs;
 mod store;
 mod trial;
 pub mod view;
@@ -184,9 +185,6 @@ pub struct Timeline {
     filled: Vec<(NodeId, u16)>,
     /// Level 0: per primitive kind, the plans anchored at it.
     plans0: Vec<Vec<Plan0>>,
-    /// Level 0: the first match anchored at each primitive (matches are found at their latest
-    /// primitive, in node order), and one entry more.
-    by_anchor: Vec<u32>,
     /// Level 0: whether every pattern's parts are linked, so that the matches holding a primitive
     /// are anchored within `reach0` of it ([`matches_near`]).
     connected0: bool,
@@ -267,7 +265,6 @@ impl Timeline {
             sealed: Vec::new(),
             filled: Vec::new(),
             plans0,
-            by_anchor: vec![0],
             connected0,
             reach0,
             plans_n,
@@ -401,7 +398,7 @@ impl Timeline {
     pub fn memory(&self) -> TimelineMemory {
         TimelineMemory {
             strukt: self.strukt.heap_bytes(),
-            anchors: self.by_anchor.capacity() * 4,
+            anchors: self.levels[0].anchors.capacity() * 4 + self.levels[0].starts.capacity() * 4,
             journal: self.log.as_ref().map_or(0, |l| {
                 l.capacity() * std::mem::size_of::<StepLog>() + l.iter().map(StepLog::heap_bytes).sum::<usize>()
             }) + self.deltas.capacity() * std::mem::size_of::<Vec<LevelDelta>>()
@@ -534,6 +531,11 @@ impl Timeline {
         let lv = &mut self.levels[0];
         lv.clear_delta();
         lv.node_holders_before = first_node as usize;
+        lv.starts.truncate(t as usize);
+        lv.starts.push(first_node);
+        // Out of the level while it derives (the step's readers borrow them), back at the end.
+        let mut anchors = std::mem::take(&mut lv.anchors);
+        let level_starts = std::mem::take(&mut lv.starts);
         // New matches, anchored at each new primitive as their latest one.
         let first_new = lv.store.len() as MatchId;
         let strukt = &self.strukt;
@@ -549,13 +551,13 @@ impl Timeline {
             if self.repeats.is_clean(first_node, n) {
                 // The images of the matches anchored at the primitive it repeats.
                 let p = repeats::original(starts, n);
-                for m in self.by_anchor[p as usize]..self.by_anchor[p as usize + 1] {
+                for m in anchors[p as usize]..anchors[p as usize + 1] {
                     flat.clear();
                     flat.extend(lv.store.nodes(m).iter().map(|&x| repeats::image(starts, x)));
                     least = flat.iter().copied().fold(least, NodeId::min);
                     lv.store.push(lv.store.constraint(m), &flat, t);
                 }
-                self.by_anchor.push(lv.store.len() as u32);
+                anchors.push(lv.store.len() as u32);
                 continue;
             }
             let kind = strukt.kind_of(n).0 as usize;
@@ -601,7 +603,7 @@ impl Timeline {
                     }
                 }
             }
-            self.by_anchor.push(lv.store.len() as u32);
+            anchors.push(lv.store.len() as u32);
         }
         // This step's seed index: per new primitive, the new matches holding it at a seed position.
         let nn = strukt.len() - first_node as usize;
@@ -621,7 +623,7 @@ impl Timeline {
                 }
             }
         }
-        let by_anchor = &self.by_anchor;
+        let by_anchor = &anchors;
         let reach = if self.connected0 { self.reach0 } else { usize::MAX };
         let around = |x: NodeId, out: &mut Vec<MatchId>| {
             if x >= first_node {
@@ -640,7 +642,7 @@ impl Timeline {
         let step_of_node = |x: NodeId| step_of(starts, x);
         dirty_old.sort_unstable();
         dirty_old.dedup();
-        let (by_anchor, rp, len) = (&self.by_anchor, &self.repeats, strukt.len() as NodeId);
+        let (rp, len) = (&self.repeats, strukt.len() as NodeId);
         let image = |m: MatchId, p: NodeId| -> Option<MatchId> {
             if t == 0 || p < starts[t as usize - 1] || p >= first_node {
                 return None;
@@ -665,6 +667,10 @@ impl Timeline {
             shift: finds.then_some(&shift as &dyn Fn(NodeId) -> NodeId),
             dirty_old: &dirty_old,
             dirty_new: &dirty_new,
+            shifts: Some(runs::Shifts {
+                starts: &level_starts,
+                anchors: by_anchor,
+            }),
             span: t - step_of(starts, least),
             quiet: false,
             level0: true,
@@ -699,6 +705,9 @@ impl Timeline {
         }
         let journaled = cx.journal.is_some();
         lv.finish_delta(journaled);
+        drop(cx);
+        lv.anchors = anchors;
+        lv.starts = level_starts;
     }
 
     /// Level `n` ≥ 1 at step `t`: feed it from level n−1, find its new matches, derive.
@@ -774,8 +783,10 @@ impl Timeline {
             lv.due = due;
         }
         self.strukt.truncate(l.nodes);
-        self.by_anchor.truncate(l.nodes + 1);
+        self.levels[0].anchors.truncate(l.nodes + 1);
         self.step_start.pop();
+        let steps = self.step_start.len();
+        self.levels[0].starts.truncate(steps);
         self.repeats.truncate(self.step_start.len());
         for lv in &mut self.levels {
             lv.touched_prev.clear();
@@ -831,7 +842,7 @@ impl Feed {
         // 3. Links: shared applications of elements that are nodes.
         let mut shared: Vec<MatchId> = below.shared.clone();
         for &(_, e) in &feed.nodes {
-            shared.extend(below.elems[e as usize].apps.iter().copied());
+            shared.extend_from_slice(&below.applications(e));
         }
         shared.sort_unstable();
         shared.dedup();
@@ -1112,6 +1123,7 @@ fn derive_n(
         dirty_old: &[],
         dirty_new: &[],
         span: 0,
+        shifts: None,
         quiet: false,
         level0: false,
     };
@@ -1173,13 +1185,14 @@ pub fn recognize_fixed_level(
     derive_n(&mut lv, &plans, setting, &mut scratch, 0, 0, 0, None, &[]);
     lv.elements()
         .iter()
-        .filter(|e| !e.is_stillborn() && e.present_at(0) && (forming || e.is_complete()))
-        .map(|e| {
-            let mut nodes: Vec<NodeId> = e.nodes().to_vec();
+        .enumerate()
+        .filter(|(_, e)| !e.is_stillborn() && e.present_at(0) && (forming || e.is_complete()))
+        .map(|(i, e)| {
+            let mut nodes: Vec<NodeId> = lv.nodes(i as ElementId).into_owned();
             nodes.sort_unstable();
             nodes.dedup();
-            let mut applications: Vec<super::element::Application> = e
-                .applications()
+            let mut applications: Vec<super::element::Application> = lv
+                .applications(i as ElementId)
                 .iter()
                 .map(|&m| super::element::Application {
                     constraint: lv.constraint(m),

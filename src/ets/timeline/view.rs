@@ -7,7 +7,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
-use super::{RECORDED, Timeline};
+use super::Timeline;
 use crate::ets::element::{Application, Element};
 use crate::ets::hierarchy::{Hierarchy, LevelResult};
 use crate::ets::ids::{ConstraintId, ElementId, MatchId, NodeId};
@@ -85,20 +85,19 @@ impl Snapshot {
             for &e in &listed {
                 let from = mids.len();
                 let el = lv.element(e);
-                let mut applications: Vec<Application> =
-                    Vec::with_capacity(if light { 0 } else { el.applications().len() });
-                let mut nodes: Vec<NodeId> = Vec::with_capacity(el.nodes().len());
+                let mut applications: Vec<Application> = Vec::with_capacity(if light { 0 } else { el.apps.len() });
+                let mut nodes: Vec<NodeId> = Vec::with_capacity(el.nodes.len());
                 if light && el.applied_at <= t {
                     // Level 0, an element that made every application by `t` (the last step of a
                     // timeline classified up to one position, always): its nodes are the element's
                     // own list (each joined once, with the application that brought it), its
                     // matches all its applications.
-                    nodes.extend_from_slice(el.nodes());
-                    mids.extend_from_slice(el.applications());
+                    nodes.extend_from_slice(&lv.nodes(e));
+                    mids.extend_from_slice(&lv.applications(e));
                 } else if light {
                     // Level 0: every node is present; the nodes once each and the matches.
                     let mark = elements.len() as u32;
-                    for (m, step) in el.applications_with_steps() {
+                    for (m, step) in lv.applications_with_steps(e) {
                         if step > t {
                             break;
                         }
@@ -112,7 +111,7 @@ impl Snapshot {
                         mids.push(m);
                     }
                 } else {
-                    for (i, (m, step)) in el.applications_with_steps().enumerate() {
+                    for (m, step) in lv.applications_with_steps(e) {
                         if step > t {
                             break;
                         }
@@ -141,7 +140,6 @@ impl Snapshot {
                                 nodes.push(x);
                             }
                         }
-                        let _ = el.sets()[i] == RECORDED;
                         mids.push(m);
                         applications.push(Application {
                             constraint: lv.constraint(m),
@@ -284,7 +282,7 @@ fn level0_whole(
         .iter()
         .map(|&e| {
             let el = lv.element(e);
-            (el.class(), el.nodes().iter().min().copied())
+            (el.class(), lv.least_node(e))
         })
         .collect();
     let mut order: Vec<usize> = (0..listed.len()).collect();
@@ -302,12 +300,12 @@ fn level0_whole(
             let mut run: Vec<(Vec<NodeId>, usize)> = order[i..j]
                 .iter()
                 .map(|&x| {
-                    let mut v = lv.element(listed[x]).nodes().to_vec();
+                    let mut v = lv.nodes(listed[x]).into_owned();
                     v.sort_unstable();
                     (v, x)
                 })
                 .collect();
-            let apps = |x: usize| level0_applications(lv, lv.element(listed[x]).applications());
+            let apps = |x: usize| level0_applications(lv, &lv.applications(listed[x]));
             run.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| apps(a.1).cmp(&apps(b.1))));
             for (slot, (_, x)) in order[i..j].iter_mut().zip(run) {
                 *slot = x;

@@ -1,0 +1,345 @@
+//! Image runs: level 0 keeps the applications a quiet element takes at a step as "the images of
+//! its run at the step before", not written out (§3.4.1.2 constraint matches, §3.4.2 class
+//! elements over time as the timeline keeps them; `docs/design-repeats.md`, step 4, its first
+//! part).
+//!
+//! - **What is kept.** An element's runs (`Elem::runs`) are `(step, index of the run's first
+//!   application)`. A run taken by [`Level::quiet_steps`](super::level) is written as
+//!   `(step, IMAGE | n)`: no application, set or node is written for it, and `n` is the number of
+//!   the element's written nodes when it was taken (where the nodes it joined stand in the
+//!   element's order). Its template is the element's last written run before it: image runs
+//!   follow one another at consecutive steps from the step after the template's.
+//! - **How an image is found.** Level 0 stores the matches anchored at each primitive (their
+//!   latest node) together, in the order found (`anchors`: the first match anchored at each
+//!   primitive), and the matches anchored at a clean primitive are the images of those anchored
+//!   at the primitive it repeats, in the same order (`super::repeats`). The shift σ is
+//!   positional, so the image at step t of match m of step s, anchored at p, is the match at the
+//!   same place among those anchored at p − start(s) + start(t).
+//! - **What it joined.** The nodes of its images that belong to its step, each once, in the order
+//!   of the images: a quiet element holds every earlier node of its images already
+//!   (`Level::quiet_steps` checks it), and it takes its images before anything else can join it
+//!   at that step.
+//!
+//! The holder lists of matches and nodes are written as before: only the element's own lists
+//! are left out. An application made at the step of an image run, after it (none is known to
+//! happen), writes the run out first.
+
+use super::level::{Elem, Level};
+use crate::ets::ids::{ElementId, MatchId, NodeId};
+use smallvec::SmallVec;
+use std::borrow::Cow;
+
+/// In the second field of a run of `Elem::runs`: the run is kept as images (the bits below are
+/// the number of the element's written nodes when it was taken).
+pub(crate) const IMAGE: u32 = 1 << 31;
+
+/// What finds images at level 0: each step's first primitive, and each primitive's first
+/// anchored match (one entry more than primitives).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Shifts<'a> {
+    pub(crate) starts: &'a [NodeId],
+    pub(crate) anchors: &'a [u32],
+}
+
+impl Shifts<'_> {
+    /// No images to find (a level above 0, whose runs are all written).
+    pub(crate) const NONE: Shifts<'static> = Shifts {
+        starts: &[],
+        anchors: &[],
+    };
+
+    /// The image at step `t` of match `m`, formed at step `s` < `t` and anchored at `p`.
+    #[inline]
+    pub(crate) fn image(&self, m: MatchId, p: NodeId, s: u32, t: u32) -> MatchId {
+        let q = p - self.starts[s as usize] + self.starts[t as usize];
+        self.anchors[q as usize] + (m - self.anchors[p as usize])
+    }
+}
+
+/// One run of an element, its applications found: (match, set).
+pub(crate) type RunApps = SmallVec<[(MatchId, u8); 8]>;
+
+impl Elem {
+    /// Whether run `r` is kept as images.
+    #[inline]
+    pub(crate) fn is_image(r: (u32, u32)) -> bool {
+        r.1 & IMAGE != 0
+    }
+
+    /// Whether any of its runs is kept as images.
+    pub(crate) fn has_images(&self) -> bool {
+        self.runs.iter().any(|&r| Elem::is_image(r))
+    }
+
+    /// The written applications of written run `k`: from its first to the next written run's.
+    fn written(&self, k: usize) -> std::ops::Range<usize> {
+        let from = self.runs[k].1 as usize;
+        let to = self.runs[k + 1..]
+            .iter()
+            .find(|&&r| !Elem::is_image(r))
+            .map_or(self.apps.len(), |r| r.1 as usize);
+        from..to
+    }
+}
+
+impl Level {
+    /// The latest node of match `m` (where it is anchored).
+    #[inline]
+    fn anchor(&self, m: MatchId) -> NodeId {
+        self.store.nodes(m).iter().copied().max().unwrap_or(0)
+    }
+
+    /// The images at step `t` of the written applications `range` of element `e`, made at step
+    /// `s`, appended to `out`.
+    fn images_into(&self, e: ElementId, range: std::ops::Range<usize>, s: u32, t: u32, sh: Shifts, out: &mut RunApps) {
+        let el = &self.elems[e as usize];
+        for i in range {
+            let m = el.apps[i];
+            out.push((sh.image(m, self.anchor(m), s, t), el.sets[i]));
+        }
+    }
+
+    /// The applications of run `k` of element `e`, in order.
+    pub(crate) fn run_apps(&self, e: ElementId, k: usize, sh: Shifts) -> RunApps {
+        let el = &self.elems[e as usize];
+        let mut out = RunApps::new();
+        if !Elem::is_image(el.runs[k]) {
+            let r = el.written(k);
+            out.extend(r.map(|i| (el.apps[i], el.sets[i])));
+            return out;
+        }
+        let j = (0..k)
+            .rev()
+            .find(|&j| !Elem::is_image(el.runs[j]))
+            .expect("an image run follows a written one");
+        self.images_into(e, el.written(j), el.runs[j].0, el.runs[k].0, sh, &mut out);
+        out
+    }
+
+    /// Every run of element `e` in order: `f(step, the nodes it joined as images (None: a
+    /// written run), its applications)`.
+    fn for_each_run(&self, e: ElementId, sh: Shifts, mut f: impl FnMut(u32, Option<u32>, &[(MatchId, u8)])) {
+        let el = &self.elems[e as usize];
+        let mut buf = RunApps::new();
+        // The last written run: its step and its applications.
+        let mut template: Option<(u32, std::ops::Range<usize>)> = None;
+        for k in 0..el.runs.len() {
+            let (t, x) = el.runs[k];
+            buf.clear();
+            if Elem::is_image((t, x)) {
+                let (s, r) = template.clone().expect("an image run follows a written one");
+                self.images_into(e, r, s, t, sh, &mut buf);
+                f(t, Some(x & !IMAGE), &buf);
+            } else {
+                let r = el.written(k);
+                buf.extend(r.clone().map(|i| (el.apps[i], el.sets[i])));
+                template = Some((t, r));
+                f(t, None, &buf);
+            }
+        }
+    }
+
+    /// The nodes an image run at step `t` joined: those of its images of step `t`, each once, in
+    /// order.
+    fn image_nodes(&self, apps: &[(MatchId, u8)], first: NodeId, out: &mut Vec<NodeId>) {
+        let from = out.len();
+        for &(m, _) in apps {
+            for &x in self.store.nodes(m) {
+                if x >= first && !out[from..].contains(&x) {
+                    out.push(x);
+                }
+            }
+        }
+    }
+
+    /// Level 0's shifts, outside a step.
+    pub(crate) fn shifts(&self) -> Shifts<'_> {
+        Shifts {
+            starts: &self.starts,
+            anchors: &self.anchors,
+        }
+    }
+
+    /// Element `e`'s applications with the step each was made at, and the set of its class it
+    /// was made through (or [`super::RECORDED`]), in the order it made them.
+    pub fn applications_with_steps_and_sets(&self, e: ElementId) -> Vec<(MatchId, u32, u8)> {
+        let el = &self.elems[e as usize];
+        let mut out = Vec::with_capacity(el.apps.len());
+        self.for_each_run(e, self.shifts(), |t, _, apps| {
+            out.extend(apps.iter().map(|&(m, s)| (m, t, s)));
+        });
+        out
+    }
+
+    /// Element `e`'s applications with the step each was made at, in the order it made them.
+    pub fn applications_with_steps(&self, e: ElementId) -> Vec<(MatchId, u32)> {
+        self.applications_with_steps_and_sets(e)
+            .into_iter()
+            .map(|(m, t, _)| (m, t))
+            .collect()
+    }
+
+    /// Element `e`'s applications (match ids of this level), in the order it made them.
+    pub fn applications(&self, e: ElementId) -> Cow<'_, [MatchId]> {
+        let el = &self.elems[e as usize];
+        if !el.has_images() {
+            return Cow::Borrowed(&el.apps);
+        }
+        let mut out = Vec::with_capacity(el.apps.len());
+        self.for_each_run(e, self.shifts(), |_, _, apps| out.extend(apps.iter().map(|a| a.0)));
+        Cow::Owned(out)
+    }
+
+    /// Per application of element `e`, the set of its class it was made through (an index into
+    /// the class's sets), or [`super::RECORDED`] for a recorded match or one lying wholly inside.
+    pub fn sets(&self, e: ElementId) -> Cow<'_, [u8]> {
+        let el = &self.elems[e as usize];
+        if !el.has_images() {
+            return Cow::Borrowed(&el.sets);
+        }
+        let mut out = Vec::with_capacity(el.sets.len());
+        self.for_each_run(e, self.shifts(), |_, _, apps| out.extend(apps.iter().map(|a| a.1)));
+        Cow::Owned(out)
+    }
+
+    /// The nodes element `e` spans, in the order they joined.
+    pub fn nodes(&self, e: ElementId) -> Cow<'_, [NodeId]> {
+        let el = &self.elems[e as usize];
+        if !el.has_images() {
+            return Cow::Borrowed(&el.nodes);
+        }
+        Cow::Owned(self.nodes_with(e, self.shifts()))
+    }
+
+    /// The least node element `e` spans (`None`: it spans none). Its written nodes hold it: its
+    /// first run is written, and an image run joins only nodes of a later step.
+    pub fn least_node(&self, e: ElementId) -> Option<NodeId> {
+        self.elems[e as usize].nodes.iter().min().copied()
+    }
+
+    /// The nodes of element `e` in the order they joined, its image runs found with `sh`.
+    pub(crate) fn nodes_with(&self, e: ElementId, sh: Shifts) -> Vec<NodeId> {
+        let el = &self.elems[e as usize];
+        let mut out = Vec::with_capacity(el.nodes.len());
+        let mut w = 0usize;
+        self.for_each_run(e, sh, |t, pos, apps| {
+            if let Some(pos) = pos {
+                out.extend_from_slice(&el.nodes[w..pos as usize]);
+                w = pos as usize;
+                self.image_nodes(apps, sh.starts[t as usize], &mut out);
+            }
+        });
+        out.extend_from_slice(&el.nodes[w..]);
+        out
+    }
+
+    /// Every application of element `e`, its image runs found with `sh`.
+    pub(crate) fn apps_with(&self, e: ElementId, sh: Shifts) -> Vec<MatchId> {
+        let mut out = Vec::new();
+        self.for_each_run(e, sh, |_, _, apps| out.extend(apps.iter().map(|a| a.0)));
+        out
+    }
+
+    /// Writes out element `e`'s last run when it is kept as images (an application is about to
+    /// be added to it).
+    pub(crate) fn write_last_run(&mut self, e: ElementId, sh: Shifts) {
+        let el = &self.elems[e as usize];
+        let k = el.runs.len().wrapping_sub(1);
+        let Some(&(t, x)) = el.runs.last() else { return };
+        if !Elem::is_image((t, x)) {
+            return;
+        }
+        let apps = self.run_apps(e, k, sh);
+        let mut nodes = Vec::new();
+        self.image_nodes(&apps, sh.starts[t as usize], &mut nodes);
+        let el = &mut self.elems[e as usize];
+        el.runs[k] = (t, el.apps.len() as u32);
+        el.apps.extend(apps.iter().map(|a| a.0));
+        el.sets.extend(apps.iter().map(|a| a.1));
+        let pos = ((x & !IMAGE) as usize).min(el.nodes.len());
+        el.nodes.splice(pos..pos, nodes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ets::timeline::Timeline;
+    use crate::ets::{Alphabet, ConstraintSet, PatternBuilder, Schedule, Setting};
+    use std::sync::Arc;
+
+    /// A chain r → a → a → …, one `a` a step, and a class that takes the start, then every link.
+    fn chain(steps: usize, repeats: bool) -> Timeline {
+        let mut al = Alphabet::new();
+        let c = al.add_primal_class("c").unwrap();
+        let site = |n: &str| vec![(n.to_string(), c)];
+        let r = al.add_primitive("r", &[], &site("next")).unwrap();
+        let a = al.add_primitive("a", &site("prev"), &site("next")).unwrap();
+        let al = Arc::new(al);
+        let mut st = Setting::new(al.clone());
+        let link = |from: &str, kind: &str| {
+            PatternBuilder::new()
+                .context("x", from)
+                .var("y", kind)
+                .process("x", "next", "y", "prev")
+        };
+        let start = st.add_named_constraint("Con_start", 0, &link("r", "a")).unwrap();
+        let step = st.add_named_constraint("Con_step", 0, &link("a", "a")).unwrap();
+        let set = |name: &str, c| ConstraintSet {
+            name: name.into(),
+            constraints: vec![c],
+            null: false,
+        };
+        st.add_class(
+            "chain",
+            0,
+            None,
+            vec![set("A", start), set("B", step)],
+            Schedule::Seq(vec![Schedule::Step(0), Schedule::star(Schedule::Step(1))]),
+        )
+        .unwrap();
+        let mut tl = Timeline::new(Arc::new(st), Some(0));
+        tl.find_repeats(repeats);
+        tl.begin_step().unwrap();
+        let mut prev = tl.add(r).unwrap();
+        tl.end_step().unwrap();
+        for _ in 0..steps {
+            tl.begin_step().unwrap();
+            let x = tl.add(a).unwrap();
+            tl.connect(prev, 0, x, 0).unwrap();
+            tl.end_step().unwrap();
+            prev = x;
+        }
+        tl
+    }
+
+    fn lists(lv: &Level, e: ElementId) -> (Vec<(MatchId, u32, u8)>, Vec<NodeId>) {
+        (lv.applications_with_steps_and_sets(e), lv.nodes(e).into_owned())
+    }
+
+    #[test]
+    fn image_runs_read_as_the_runs_written_out_and_write_out_to_them() {
+        let (images, found) = (chain(20, true), chain(20, false));
+        assert!(images.repeat_counts().quiet > 0, "{:?}", images.repeat_counts());
+        let (lv, plain) = (images.level(0), found.level(0));
+        assert_eq!(lv.elements().len(), plain.elements().len());
+        let mut kept = 0;
+        for e in 0..lv.elements().len() as ElementId {
+            assert_eq!(lists(lv, e), lists(plain, e), "element {e}");
+            assert!(!plain.element(e).has_images());
+            if !lv.element(e).runs.last().is_some_and(|&r| Elem::is_image(r)) {
+                continue;
+            }
+            kept += 1;
+            // An application made after the images at their step writes the run out first: the
+            // lists read the same, and the run is written.
+            let mut copy = lv.clone();
+            copy.write_last_run(e, lv.shifts());
+            let el = copy.element(e);
+            assert!(!Elem::is_image(*el.runs.last().unwrap()));
+            assert_eq!(lists(&copy, e), lists(plain, e), "element {e} written out");
+            assert!(el.apps.len() > lv.element(e).apps.len());
+        }
+        assert!(kept > 0, "no element ends with an image run");
+    }
+}
