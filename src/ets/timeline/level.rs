@@ -741,7 +741,7 @@ impl Level {
         self.touch(cx, e);
         let t = cx.t;
         if cx.level0 {
-            self.write_last_run(e, cx.shifts.unwrap_or(Shifts::NONE));
+            self.write_last_run(e, t, cx.shifts.unwrap_or(Shifts::NONE));
         }
         self.applies_at(e, t);
         {

@@ -240,13 +240,14 @@ impl Level {
         out
     }
 
-    /// Writes out element `e`'s last run when it is kept as images (an application is about to
-    /// be added to it).
-    pub(crate) fn write_last_run(&mut self, e: ElementId, sh: Shifts) {
+    /// Writes out element `e`'s last run when it is kept as images and made at step `now` (an
+    /// application of that step is about to be added to it). A run of an earlier step stays as
+    /// it is: the application begins a run of its own.
+    pub(crate) fn write_last_run(&mut self, e: ElementId, now: u32, sh: Shifts) {
         let el = &self.elems[e as usize];
         let k = el.runs.len().wrapping_sub(1);
         let Some(&(t, x)) = el.runs.last() else { return };
-        if !Elem::is_image((t, x)) {
+        if t != now || !Elem::is_image((t, x)) {
             return;
         }
         let apps = self.run_apps(e, k, sh);
@@ -334,7 +335,14 @@ mod tests {
             // An application made after the images at their step writes the run out first: the
             // lists read the same, and the run is written.
             let mut copy = lv.clone();
-            copy.write_last_run(e, lv.shifts());
+            let last = lv.element(e).runs.last().unwrap().0;
+            copy.write_last_run(e, last - 1, lv.shifts());
+            assert_eq!(
+                copy.element(e).runs,
+                lv.element(e).runs,
+                "a run of an earlier step stays"
+            );
+            copy.write_last_run(e, last, lv.shifts());
             let el = copy.element(e);
             assert!(!Elem::is_image(*el.runs.last().unwrap()));
             assert_eq!(lists(&copy, e), lists(plain, e), "element {e} written out");
