@@ -51,6 +51,15 @@ fn lives(g: &ets::go::classify::GoTimeline) -> String {
     serde_json::to_string(&g.timeline_json(true)).unwrap()
 }
 
+/// Level 0's elements, each with its applications (step, set) and its nodes, in order.
+type Lists = Vec<(Vec<(u32, u32, u8)>, Vec<u32>)>;
+fn level0_lists(g: &ets::go::classify::GoTimeline) -> Lists {
+    let l = g.timeline().level(0);
+    (0..l.elements().len() as u32)
+        .map(|e| (l.applications_with_steps_and_sets(e), l.nodes(e).into_owned()))
+        .collect()
+}
+
 /// Plays the record's moves (up to `n`) through the API; `None` if the referee refuses one.
 fn through_api(r: &Replay, n: usize, opts: GameOptions) -> Option<Game> {
     let mut g = Game::new(setting().clone(), r.info.size.0, r.info.size.1, opts).unwrap();
@@ -103,29 +112,47 @@ fn a_record_through_the_api_classifies_as_the_timeline_does() {
 #[test]
 fn undo_restores_the_game_and_its_classification() {
     let r = game(&sample("9x9")[1]);
-    let mut g = through_api(&r, 20, GameOptions::default()).expect("a clean record");
-    let before = (lives(g.classification()), g.board().ascii(), g.to_move(), g.prisoners());
-    let deltas: Vec<_> = (0..3).map(|l| g.delta(l).clone()).collect();
-    for m in &r.moves[20..35] {
-        g.play_move(m.point.map_or(Move::Pass, Move::Play)).unwrap();
+    // Focus (the default) and full attention, where level 0's quiet elements keep their runs as
+    // images (`timeline::runs`), one entry for consecutive steps that a step taken back shortens.
+    for opts in [GameOptions::default(), options(Attention::Full)] {
+        let mut g = through_api(&r, 20, opts).expect("a clean record");
+        let before = (
+            lives(g.classification()),
+            level0_lists(g.classification()),
+            g.board().ascii(),
+            g.to_move(),
+            g.prisoners(),
+        );
+        let deltas: Vec<_> = (0..3).map(|l| g.delta(l).clone()).collect();
+        for m in &r.moves[20..35] {
+            g.play_move(m.point.map_or(Move::Pass, Move::Play)).unwrap();
+        }
+        for _ in 20..35 {
+            g.undo().unwrap();
+        }
+        assert!(
+            (
+                lives(g.classification()),
+                level0_lists(g.classification()),
+                g.board().ascii(),
+                g.to_move(),
+                g.prisoners()
+            ) == before,
+            "{:?}",
+            opts.record.attention
+        );
+        for (l, d) in deltas.iter().enumerate() {
+            assert_eq!(g.delta(l as u32), d, "level {l}");
+        }
+        // And playing on from there classifies as a game that never went astray.
+        let mut h = through_api(&r, 20, opts).unwrap();
+        for m in &r.moves[20..40] {
+            g.play_move(m.point.map_or(Move::Pass, Move::Play)).unwrap();
+            h.play_move(m.point.map_or(Move::Pass, Move::Play)).unwrap();
+        }
+        assert_eq!(lives(g.classification()), lives(h.classification()));
+        assert!(level0_lists(g.classification()) == level0_lists(h.classification()));
     }
-    for _ in 20..35 {
-        g.undo().unwrap();
-    }
-    assert_eq!(
-        (lives(g.classification()), g.board().ascii(), g.to_move(), g.prisoners()),
-        before
-    );
-    for (l, d) in deltas.iter().enumerate() {
-        assert_eq!(g.delta(l as u32), d, "level {l}");
-    }
-    // And playing on from there classifies as a game that never went astray.
-    let mut h = through_api(&r, 20, GameOptions::default()).unwrap();
-    for m in &r.moves[20..40] {
-        g.play_move(m.point.map_or(Move::Pass, Move::Play)).unwrap();
-        h.play_move(m.point.map_or(Move::Pass, Move::Play)).unwrap();
-    }
-    assert_eq!(lives(g.classification()), lives(h.classification()));
 }
 
 #[test]
@@ -205,14 +232,8 @@ fn moves_tried_and_taken_back_leave_no_trace() {
         assert_eq!(lives(g.classification()), lives(&tl), "seed {seed}");
         // Level 0's elements, each with its applications and nodes in order (runs kept as images
         // included, `timeline::runs`): the tries left none of theirs behind.
-        let lists = |g: &ets::go::classify::GoTimeline| {
-            let l = g.timeline().level(0);
-            (0..l.elements().len() as u32)
-                .map(|e| (l.applications_with_steps_and_sets(e), l.nodes(e).into_owned()))
-                .collect::<Vec<_>>()
-        };
         assert!(
-            lists(g.classification()) == lists(&tl),
+            level0_lists(g.classification()) == level0_lists(&tl),
             "seed {seed}: level 0's elements differ"
         );
     }

@@ -671,6 +671,10 @@ impl Level {
         truncate_indexes(&mut el.start_apps, s.apps);
         el.sets.truncate(s.apps as usize);
         el.runs.truncate(s.runs as usize);
+        // An entry of image runs ends at the element's last step ([`super::runs`]).
+        if let Some(r) = el.runs.last_mut().filter(|r| Elem::is_image(**r)) {
+            r.0 = s.applied_at;
+        }
         el.nodes.truncate(s.nodes as usize);
         el.pending.clone_from(&s.pending);
         el.open = s.open;
@@ -1643,8 +1647,8 @@ impl Level {
                 run.extend(last.iter().map(|i| (i.m, i.set, i.anchor)));
             } else {
                 let cr = &self.table.classes[el.cls as usize];
-                let apps = self.run_apps(e, el.runs.len() - 1, cx.shifts.unwrap_or(Shifts::NONE));
-                for (m, set) in apps {
+                let apps = self.run_apps_at(e, t - 1, cx.shifts.unwrap_or(Shifts::NONE));
+                for (m, set) in apps.unwrap_or_default() {
                     let c = self.store.constraint(m);
                     if set != RECORDED && cr.local_of(c).and_then(|l| cr.loop_set(el.state, l)) != Some(set) {
                         ok = false;
@@ -1734,11 +1738,17 @@ impl Level {
         self.touch(cx, e);
         let t = cx.t;
         self.applies_at(e, t);
-        // The run is kept as images ([`super::runs`]): nothing written but where its nodes stand.
+        // The run is kept as images ([`super::runs`]): nothing written but where its nodes stand,
+        // and one entry for the image runs of consecutive steps.
         let el = &mut self.elems[e as usize];
         let k = el.runs.len() - 1;
         debug_assert_eq!(el.runs[k], (t, el.apps.len() as u32), "a run begun by these images");
-        el.runs[k] = (t, IMAGE | el.nodes.len() as u32);
+        if k > 0 && Elem::is_image(el.runs[k - 1]) && el.runs[k - 1].0 == t - 1 {
+            el.runs.pop();
+            el.runs[k - 1].0 = t;
+        } else {
+            el.runs[k] = (t, IMAGE | el.nodes.len() as u32);
+        }
         for &Image { m, original, .. } in imgs {
             debug_assert!(m >= cx.first_new);
             self.store.add_holder(m, e);
@@ -1771,20 +1781,27 @@ impl Level {
         if el.rep_at == t - 1 {
             return;
         }
-        let n = el.runs.len();
-        let same = n >= 2 && el.runs[n - 2].0 + 1 == t - 1 && {
-            let (r0, r1) = (self.run_apps(e, n - 2, sh), self.run_apps(e, n - 1, sh));
-            r0.len() == r1.len()
-                && r0.iter().zip(&r1).all(|(&(m0, s0), &(m1, s1))| {
-                    s0 == s1
-                        && self.store.constraint(m0) == self.store.constraint(m1)
-                        && self
-                            .store
-                            .nodes(m0)
-                            .iter()
-                            .zip(self.store.nodes(m1))
-                            .all(|(&x, &y)| shift(x) == y)
-                })
+        // Its last two runs, at t−2 and t−1.
+        let runs = if t >= 2 {
+            (self.run_apps_at(e, t - 2, sh), self.run_apps_at(e, t - 1, sh))
+        } else {
+            (None, None)
+        };
+        let same = match runs {
+            (Some(r0), Some(r1)) => {
+                r0.len() == r1.len()
+                    && r0.iter().zip(&r1).all(|(&(m0, s0), &(m1, s1))| {
+                        s0 == s1
+                            && self.store.constraint(m0) == self.store.constraint(m1)
+                            && self
+                                .store
+                                .nodes(m0)
+                                .iter()
+                                .zip(self.store.nodes(m1))
+                                .all(|(&x, &y)| shift(x) == y)
+                    })
+            }
+            _ => false,
         };
         let len = if !same {
             1
@@ -1815,7 +1832,7 @@ impl Level {
         for &e in &touched {
             let el = &self.elems[e as usize];
             let last = match el.runs.last() {
-                Some(r) if r.0 == cx.t => self.run_apps(e, el.runs.len() - 1, sh),
+                Some(r) if r.0 == cx.t => self.run_apps_at(e, cx.t, sh).unwrap_or_default(),
                 _ => Default::default(),
             };
             for (m, _) in last {

@@ -4,25 +4,29 @@
 //! part).
 //!
 //! - **What is kept.** An element's runs (`Elem::runs`) are `(step, index of the run's first
-//!   application)`. A run taken by [`Level::quiet_steps`](super::level) is written as
-//!   `(step, IMAGE | n)`: no application, set or node is written for it, and `n` is the number of
-//!   the element's written nodes when it was taken (where the nodes it joined stand in the
-//!   element's order). Its template is the element's last written run before it: image runs
-//!   follow one another at consecutive steps from the step after the template's.
+//!   application)`, one per step it applied at. The runs [`Level::quiet_steps`](super::level)
+//!   takes at consecutive steps are one entry, `(last step, IMAGE | n)`: no application, set or
+//!   node is written for them, and `n` is the number of the element's written nodes when the
+//!   first was taken (where the nodes they joined stand in the element's order). Its *template*
+//!   is the element's last written run before it, and the entry stands for one run at each step
+//!   from the template's next to its own: each the images of the one before. (A quiet step needs
+//!   a run at the step before, so no step between them lacks one.)
 //! - **How an image is found.** Level 0 stores the matches anchored at each primitive (their
 //!   latest node) together, in the order found (`anchors`: the first match anchored at each
 //!   primitive), and the matches anchored at a clean primitive are the images of those anchored
 //!   at the primitive it repeats, in the same order (`super::repeats`). The shift σ is
 //!   positional, so the image at step t of match m of step s, anchored at p, is the match at the
 //!   same place among those anchored at p − start(s) + start(t).
-//! - **What it joined.** The nodes of its images that belong to its step, each once, in the order
-//!   of the images: a quiet element holds every earlier node of its images already
+//! - **What each joined.** The nodes of its images that belong to its step, each once, in the
+//!   order of the images: a quiet element holds every earlier node of its images already
 //!   (`Level::quiet_steps` checks it), and it takes its images before anything else can join it
 //!   at that step.
+//! - **Undo.** An entry's last step is the element's `applied_at`; a step taken back puts that
+//!   back (`Level::restore`), which shortens the entry it lengthened.
 //!
 //! The holder lists of matches and nodes are written as before: only the element's own lists
 //! are left out. An application made at the step of an image run, after it (none is known to
-//! happen), writes the run out first.
+//! happen), writes that run out first.
 
 use super::level::{Elem, Level};
 use crate::ets::ids::{ElementId, MatchId, NodeId};
@@ -99,21 +103,28 @@ impl Level {
         }
     }
 
-    /// The applications of run `k` of element `e`, in order.
-    pub(crate) fn run_apps(&self, e: ElementId, k: usize, sh: Shifts) -> RunApps {
+    /// The applications of the run element `e` made at step `t`, in order (`None`: it made none
+    /// at `t`).
+    pub(crate) fn run_apps_at(&self, e: ElementId, t: u32, sh: Shifts) -> Option<RunApps> {
         let el = &self.elems[e as usize];
+        // The last entry whose (last) step is `t` or later.
+        let k = el.runs.partition_point(|r| r.0 < t);
+        let &(tk, x) = el.runs.get(k)?;
         let mut out = RunApps::new();
-        if !Elem::is_image(el.runs[k]) {
-            let r = el.written(k);
-            out.extend(r.map(|i| (el.apps[i], el.sets[i])));
-            return out;
+        if !Elem::is_image((tk, x)) {
+            if tk != t {
+                return None;
+            }
+            out.extend(el.written(k).map(|i| (el.apps[i], el.sets[i])));
+            return Some(out);
         }
-        let j = (0..k)
-            .rev()
-            .find(|&j| !Elem::is_image(el.runs[j]))
-            .expect("an image run follows a written one");
-        self.images_into(e, el.written(j), el.runs[j].0, el.runs[k].0, sh, &mut out);
-        out
+        let j = k.checked_sub(1).expect("an image run follows a written one");
+        let s = el.runs[j].0;
+        if t <= s {
+            return None;
+        }
+        self.images_into(e, el.written(j), s, t, sh, &mut out);
+        Some(out)
     }
 
     /// Every run of element `e` in order: `f(step, the nodes it joined as images (None: a
@@ -128,8 +139,11 @@ impl Level {
             buf.clear();
             if Elem::is_image((t, x)) {
                 let (s, r) = template.clone().expect("an image run follows a written one");
-                self.images_into(e, r, s, t, sh, &mut buf);
-                f(t, Some(x & !IMAGE), &buf);
+                for u in s + 1..=t {
+                    buf.clear();
+                    self.images_into(e, r.clone(), s, u, sh, &mut buf);
+                    f(u, Some(x & !IMAGE), &buf);
+                }
             } else {
                 let r = el.written(k);
                 buf.extend(r.clone().map(|i| (el.apps[i], el.sets[i])));
@@ -250,14 +264,22 @@ impl Level {
         if t != now || !Elem::is_image((t, x)) {
             return;
         }
-        let apps = self.run_apps(e, k, sh);
+        let s = el.runs[k - 1].0;
+        let apps = self.run_apps_at(e, t, sh).expect("a run at its last step");
         let mut nodes = Vec::new();
         self.image_nodes(&apps, sh.starts[t as usize], &mut nodes);
         let el = &mut self.elems[e as usize];
-        el.runs[k] = (t, el.apps.len() as u32);
+        if t - 1 > s {
+            // The images before `now` stay one entry.
+            el.runs[k].0 = t - 1;
+            el.runs.push((t, el.apps.len() as u32));
+        } else {
+            el.runs[k] = (t, el.apps.len() as u32);
+        }
         el.apps.extend(apps.iter().map(|a| a.0));
         el.sets.extend(apps.iter().map(|a| a.1));
         let pos = ((x & !IMAGE) as usize).min(el.nodes.len());
+        debug_assert_eq!(pos, el.nodes.len(), "nothing written after the images");
         el.nodes.splice(pos..pos, nodes);
     }
 }
@@ -332,6 +354,10 @@ mod tests {
                 continue;
             }
             kept += 1;
+            // The image runs of consecutive steps are one entry.
+            let mut steps: Vec<u32> = lv.applications_with_steps(e).iter().map(|a| a.1).collect();
+            steps.dedup();
+            assert!(lv.element(e).runs.len() * 2 < steps.len(), "{:?}", lv.element(e).runs);
             // An application made after the images at their step writes the run out first: the
             // lists read the same, and the run is written.
             let mut copy = lv.clone();
