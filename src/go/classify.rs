@@ -471,10 +471,10 @@ impl GoTimeline {
             strukt: self.timeline.strukt().clone(),
             kinds: alphabet_of(self.timeline.setting()).expect("checked when made"),
             size: self.sensor.size(),
-            layer: self.sensor.layer.clone(),
-            position: self.sensor.position.clone(),
+            layer: self.sensor.layer.to_vec(),
+            position: self.sensor.position.to_vec(),
             place: self.sensor.place.clone(),
-            layer_count: self.sensor.layer.last().map_or(0, |&l| l / 2 + 1),
+            layer_count: self.sensor.layer.last().map_or(0, |l| l / 2 + 1),
         }
     }
 }

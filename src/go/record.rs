@@ -270,11 +270,11 @@ pub struct Sensor {
     /// perceived alone since the pair was last perceived from both ends.
     half: Vec<u8>,
     /// Per primitive: its sublayer (colour sublayers even, adjacency sublayers odd).
-    pub layer: Vec<u32>,
+    pub layer: Runs,
     /// Per primitive: what it stands for.
     pub place: Vec<Place>,
     /// Per primitive: the position it perceives.
-    pub position: Vec<u32>,
+    pub position: Runs,
     sub: u32,
     focus: Option<Point>,
     positions: u32,
@@ -282,12 +282,69 @@ pub struct Sensor {
     cur: SensorLog,
 }
 
+/// A value per primitive, kept as runs of equal values (a sublayer, a position: each the same
+/// for the many primitives perceived together), so that it costs per run, not per primitive.
+#[derive(Debug, Clone, Default)]
+pub struct Runs {
+    /// `(first primitive, value)` of each run, in primitive order.
+    runs: Vec<(u32, u32)>,
+    len: u32,
+}
+
+impl Runs {
+    fn push(&mut self, v: u32) {
+        if self.runs.last().is_none_or(|r| r.1 != v) {
+            self.runs.push((self.len, v));
+        }
+        self.len += 1;
+    }
+    /// The value of primitive `n` (< [`Runs::len`]).
+    pub fn get(&self, n: usize) -> u32 {
+        let i = self.runs.partition_point(|r| r.0 as usize <= n);
+        self.runs[i - 1].1
+    }
+    /// Number of primitives.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+    /// Whether no primitive has a value.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The value of the last primitive.
+    pub fn last(&self) -> Option<u32> {
+        self.runs.last().map(|r| r.1)
+    }
+    /// The value of every primitive, in order.
+    pub fn to_vec(&self) -> Vec<u32> {
+        let mut out = Vec::with_capacity(self.len as usize);
+        for (k, &(from, v)) in self.runs.iter().enumerate() {
+            let to = self.runs.get(k + 1).map_or(self.len, |r| r.0);
+            out.extend(std::iter::repeat_n(v, (to - from) as usize));
+        }
+        out
+    }
+    fn truncate(&mut self, n: usize) {
+        if n < self.len as usize {
+            let k = self.runs.partition_point(|r| (r.0 as usize) < n);
+            self.runs.truncate(k);
+            self.len = n as u32;
+        }
+    }
+    fn shrink_to_fit(&mut self) {
+        self.runs.shrink_to_fit();
+    }
+    fn heap_bytes(&self) -> usize {
+        self.runs.capacity() * 8
+    }
+}
+
 impl Sensor {
     /// Heap bytes held: what each primitive stands for (its sublayer, position and place), and the
     /// open half-lines.
     pub fn heap_bytes(&self) -> usize {
-        self.layer.capacity() * 4
-            + self.position.capacity() * 4
+        self.layer.heap_bytes()
+            + self.position.heap_bytes()
             + self.place.capacity() * std::mem::size_of::<Place>()
             + self.open.capacity() * std::mem::size_of::<Option<(NodeId, u8)>>()
             + self.half.capacity()
@@ -317,9 +374,9 @@ impl Sensor {
             opts,
             open: vec![None; (cols + 2) * (rows + 2) * 4],
             half: vec![0; (cols + 2) * (rows + 2) * 2],
-            layer: Vec::new(),
+            layer: Runs::default(),
             place: Vec::new(),
-            position: Vec::new(),
+            position: Runs::default(),
             sub: 0,
             focus: None,
             positions: 0,
@@ -703,9 +760,38 @@ pub fn record(
         strukt: s,
         kinds: kinds.clone(),
         size: (cols, rows),
-        layer: sensor.layer,
-        position: sensor.position,
+        layer: sensor.layer.to_vec(),
+        position: sensor.position.to_vec(),
         place: sensor.place,
         layer_count,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Runs;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Runs read as the list of values they keep, through pushes and truncations.
+        #[test]
+        fn runs_are_the_list_of_values(ops in prop::collection::vec((0u32..4, 0usize..40, any::<bool>()), 0..200)) {
+            let (mut runs, mut list) = (Runs::default(), Vec::new());
+            for (v, cut, truncate) in ops {
+                if truncate {
+                    runs.truncate(cut);
+                    list.truncate(cut);
+                } else {
+                    runs.push(v);
+                    list.push(v);
+                }
+                prop_assert_eq!(runs.len(), list.len());
+                prop_assert_eq!(runs.last(), list.last().copied());
+                prop_assert_eq!(runs.to_vec(), list.clone());
+                for (n, &x) in list.iter().enumerate() {
+                    prop_assert_eq!(runs.get(n), x);
+                }
+            }
+        }
+    }
 }
