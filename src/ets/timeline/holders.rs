@@ -2,37 +2,242 @@
 //! one of whose applications holds it), in the order they joined it.
 //!
 //! Most nodes have one to five holders (at level 0 of the settings measured, nearly all have three or
-//! five), so each node has a slot of five inline ids and a length, 24 bytes, instead of a small
-//! vector of 32. A node that gets a sixth holder moves its list to a side table (`spilled`); a
-//! truncation back to five or fewer (an undo) moves it inline again, so that the side entries
-//! made by a step that is taken back are released with it.
+//! five), so each node has a slot of five inline ids and a length instead of a small vector of 32
+//! bytes. While every element id fits in two bytes (a level has a few thousand elements in the
+//! games measured), a slot is 12 bytes; from the first id that does not, every slot widens to four
+//! bytes an id, 24 bytes a slot. A node that gets a sixth holder moves its list to a side table
+//! (`spilled`); a truncation back to five or fewer (an undo) moves it inline again, so that the
+//! side entries made by a step that is taken back are released with it.
 
 use crate::ets::growth::grow;
 use crate::ets::ids::ElementId;
 
 /// Inline ids per node.
 const INLINE: usize = 5;
-/// A slot's `len` when its list is in the side table at index `ids[0]`.
+/// A slot's `len` when its list is in the side table, at the index its first two ids hold (the
+/// low and the high 16 bits).
 const SPILLED: u8 = u8::MAX;
 
+/// An element id as a slot keeps it.
+trait Id: Copy + Default + PartialEq + std::fmt::Debug {
+    fn wide(self) -> ElementId;
+    fn narrow(e: ElementId) -> Option<Self>;
+}
+impl Id for u16 {
+    #[inline]
+    fn wide(self) -> ElementId {
+        self as ElementId
+    }
+    #[inline]
+    fn narrow(e: ElementId) -> Option<Self> {
+        u16::try_from(e).ok()
+    }
+}
+impl Id for u32 {
+    #[inline]
+    fn wide(self) -> ElementId {
+        self
+    }
+    #[inline]
+    fn narrow(e: ElementId) -> Option<Self> {
+        Some(e)
+    }
+}
+
 #[derive(Debug, Clone, Copy, Default)]
-struct Slot {
-    ids: [ElementId; INLINE],
+struct Slot<T> {
+    ids: [T; INLINE],
     len: u8,
 }
+
+impl<T: Id> Slot<T> {
+    #[inline]
+    fn spill_index(&self) -> usize {
+        (self.ids[0].wide() | self.ids[1].wide() << 16) as usize
+    }
+    fn spill_to(&mut self, i: usize) {
+        let (lo, hi) = (i as u32 & 0xFFFF, i as u32 >> 16);
+        self.ids[0] = T::narrow(lo).expect("16 bits fit");
+        self.ids[1] = T::narrow(hi).expect("16 bits fit");
+        self.len = SPILLED;
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Slots {
+    Narrow(Vec<Slot<u16>>),
+    Wide(Vec<Slot<u32>>),
+}
+
+impl Default for Slots {
+    fn default() -> Self {
+        Slots::Narrow(Vec::new())
+    }
+}
+
+/// The holders of one node, in the order they joined it.
+#[derive(Debug, Clone, Copy)]
+pub enum HolderList<'a> {
+    /// Two bytes an id.
+    Narrow(&'a [u16]),
+    /// Four bytes an id.
+    Wide(&'a [u32]),
+}
+
+impl<'a> HolderList<'a> {
+    /// Number of holders.
+    #[inline]
+    pub fn len(&self) -> usize {
+        match self {
+            HolderList::Narrow(v) => v.len(),
+            HolderList::Wide(v) => v.len(),
+        }
+    }
+    /// Whether there is none.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Whether `e` is one.
+    #[inline]
+    pub fn contains(&self, e: ElementId) -> bool {
+        match self {
+            HolderList::Narrow(v) => u16::try_from(e).is_ok_and(|e| v.contains(&e)),
+            HolderList::Wide(v) => v.contains(&e),
+        }
+    }
+    /// The holders in order.
+    #[inline]
+    pub fn iter(&self) -> HolderIter<'a> {
+        HolderIter { list: *self, i: 0 }
+    }
+    /// The holders as a list.
+    pub fn to_vec(&self) -> Vec<ElementId> {
+        self.iter().collect()
+    }
+}
+
+impl<'a> IntoIterator for HolderList<'a> {
+    type Item = ElementId;
+    type IntoIter = HolderIter<'a>;
+    fn into_iter(self) -> HolderIter<'a> {
+        self.iter()
+    }
+}
+
+/// The holders of one node in order ([`HolderList::iter`]).
+#[derive(Debug, Clone)]
+pub struct HolderIter<'a> {
+    list: HolderList<'a>,
+    i: usize,
+}
+
+impl Iterator for HolderIter<'_> {
+    type Item = ElementId;
+    #[inline]
+    fn next(&mut self) -> Option<ElementId> {
+        let e = match self.list {
+            HolderList::Narrow(v) => v.get(self.i).map(|&e| e as ElementId),
+            HolderList::Wide(v) => v.get(self.i).copied(),
+        };
+        self.i += 1;
+        e
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.list.len().saturating_sub(self.i);
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for HolderIter<'_> {}
 
 /// The holders of each node.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct NodeHolders {
-    slots: Vec<Slot>,
+    slots: Slots,
     spilled: Vec<Vec<ElementId>>,
+}
+
+/// The list in slot `s` (its side list when spilled).
+#[inline]
+fn list<'a, T: Id>(
+    s: &'a Slot<T>,
+    spilled: &'a [Vec<ElementId>],
+    wrap: fn(&'a [T]) -> HolderList<'a>,
+) -> HolderList<'a> {
+    if s.len == SPILLED {
+        HolderList::Wide(&spilled[s.spill_index()])
+    } else {
+        wrap(&s.ids[..s.len as usize])
+    }
+}
+
+fn cover<T: Id>(slots: &mut Vec<Slot<T>>, x: usize) {
+    if slots.len() <= x {
+        let extra = x + 1 - slots.len();
+        grow(slots, extra);
+        slots.resize(x + 1, Slot::default());
+    }
+}
+
+fn push<T: Id>(slots: &mut [Slot<T>], spilled: &mut Vec<Vec<ElementId>>, x: usize, e: T) {
+    let s = &mut slots[x];
+    if s.len == SPILLED {
+        spilled[s.spill_index()].push(e.wide());
+    } else if (s.len as usize) < INLINE {
+        s.ids[s.len as usize] = e;
+        s.len += 1;
+    } else {
+        let mut v = Vec::with_capacity(INLINE * 2);
+        v.extend(s.ids.iter().map(|i| i.wide()));
+        v.push(e.wide());
+        s.spill_to(spilled.len());
+        spilled.push(v);
+    }
+}
+
+fn truncate_node<T: Id>(slots: &mut [Slot<T>], spilled: &mut [Vec<ElementId>], x: usize, len: usize) {
+    let Some(s) = slots.get_mut(x) else {
+        return;
+    };
+    if s.len != SPILLED {
+        s.len = s.len.min(len as u8);
+        return;
+    }
+    let v = &mut spilled[s.spill_index()];
+    v.truncate(len);
+    if v.len() <= INLINE {
+        let v = std::mem::take(v);
+        for (i, &e) in v.iter().enumerate() {
+            s.ids[i] = T::narrow(e).expect("the ids of a narrow table fit");
+        }
+        s.len = v.len() as u8;
+    }
+}
+
+fn remove_last<T: Id>(slots: &mut [Slot<T>], spilled: &mut [Vec<ElementId>], x: usize, e: ElementId) {
+    let Some(s) = slots.get_mut(x) else {
+        return;
+    };
+    if s.len == SPILLED {
+        let v = &mut spilled[s.spill_index()];
+        if let Some(i) = v.iter().rposition(|&f| f == e) {
+            v.remove(i);
+        }
+    } else if let Some(i) = s.ids[..s.len as usize].iter().rposition(|&f| f.wide() == e) {
+        s.ids.copy_within(i + 1..s.len as usize, i);
+        s.len -= 1;
+    }
 }
 
 impl NodeHolders {
     /// Number of nodes with a slot (each node below it has one, perhaps empty).
     #[inline]
     pub fn len(&self) -> usize {
-        self.slots.len()
+        match &self.slots {
+            Slots::Narrow(v) => v.len(),
+            Slots::Wide(v) => v.len(),
+        }
     }
     /// Number of side lists (for the undo of a step: [`NodeHolders::truncate`]).
     pub fn spilled_len(&self) -> usize {
@@ -40,90 +245,85 @@ impl NodeHolders {
     }
     /// The holders of node `x`, in the order they joined it (none for a node without a slot).
     #[inline]
-    pub fn get(&self, x: usize) -> &[ElementId] {
-        match self.slots.get(x) {
-            None => &[],
-            Some(s) if s.len == SPILLED => &self.spilled[s.ids[0] as usize],
-            Some(s) => &s.ids[..s.len as usize],
+    pub fn get(&self, x: usize) -> HolderList<'_> {
+        match &self.slots {
+            Slots::Narrow(v) => v
+                .get(x)
+                .map_or(HolderList::Narrow(&[]), |s| list(s, &self.spilled, HolderList::Narrow)),
+            Slots::Wide(v) => v
+                .get(x)
+                .map_or(HolderList::Wide(&[]), |s| list(s, &self.spilled, HolderList::Wide)),
         }
     }
     /// Whether `e` holds node `x`.
     #[inline]
     pub fn contains(&self, x: usize, e: ElementId) -> bool {
-        self.get(x).contains(&e)
+        self.get(x).contains(e)
     }
     /// Gives every node up to `x` a slot.
     #[inline]
     pub fn cover(&mut self, x: usize) {
-        if self.slots.len() <= x {
-            let extra = x + 1 - self.slots.len();
-            grow(&mut self.slots, extra);
-            self.slots.resize(x + 1, Slot::default());
+        match &mut self.slots {
+            Slots::Narrow(v) => cover(v, x),
+            Slots::Wide(v) => cover(v, x),
         }
     }
     /// `e` joins node `x` (last).
     #[inline]
     pub fn push(&mut self, x: usize, e: ElementId) {
         self.cover(x);
-        let s = &mut self.slots[x];
-        if s.len == SPILLED {
-            self.spilled[s.ids[0] as usize].push(e);
-        } else if (s.len as usize) < INLINE {
-            s.ids[s.len as usize] = e;
-            s.len += 1;
-        } else {
-            let mut v = Vec::with_capacity(INLINE * 2);
-            v.extend_from_slice(&s.ids);
-            v.push(e);
-            s.ids[0] = self.spilled.len() as ElementId;
-            s.len = SPILLED;
-            self.spilled.push(v);
+        if let Slots::Narrow(v) = &mut self.slots {
+            match u16::narrow(e) {
+                Some(n) => return push(v, &mut self.spilled, x, n),
+                None => self.widen(),
+            }
+        }
+        if let Slots::Wide(v) = &mut self.slots {
+            push(v, &mut self.spilled, x, e);
+        }
+    }
+    /// Every slot to four bytes an id (an id that does not fit in two has come).
+    fn widen(&mut self) {
+        if let Slots::Narrow(v) = &self.slots {
+            let mut w: Vec<Slot<u32>> = Vec::with_capacity(v.capacity());
+            w.extend(v.iter().map(|s| Slot {
+                ids: s.ids.map(|i| i as u32),
+                len: s.len,
+            }));
+            self.slots = Slots::Wide(w);
         }
     }
     /// Keeps the first `len` holders of node `x`.
     pub fn truncate_node(&mut self, x: usize, len: usize) {
-        let Some(s) = self.slots.get_mut(x) else {
-            return;
-        };
-        if s.len != SPILLED {
-            s.len = s.len.min(len as u8);
-            return;
-        }
-        let i = s.ids[0] as usize;
-        let v = &mut self.spilled[i];
-        v.truncate(len);
-        if v.len() <= INLINE {
-            let v = std::mem::take(v);
-            s.ids[..v.len()].copy_from_slice(&v);
-            s.len = v.len() as u8;
+        match &mut self.slots {
+            Slots::Narrow(v) => truncate_node(v, &mut self.spilled, x, len),
+            Slots::Wide(v) => truncate_node(v, &mut self.spilled, x, len),
         }
     }
     /// Removes the last occurrence of `e` from the holders of node `x`, if any; the others keep
     /// their order.
     pub fn remove_last(&mut self, x: usize, e: ElementId) {
-        let Some(s) = self.slots.get_mut(x) else {
-            return;
-        };
-        if s.len == SPILLED {
-            let v = &mut self.spilled[s.ids[0] as usize];
-            if let Some(i) = v.iter().rposition(|&f| f == e) {
-                v.remove(i);
-            }
-        } else if let Some(i) = s.ids[..s.len as usize].iter().rposition(|&f| f == e) {
-            s.ids.copy_within(i + 1..s.len as usize, i);
-            s.len -= 1;
+        match &mut self.slots {
+            Slots::Narrow(v) => remove_last(v, &mut self.spilled, x, e),
+            Slots::Wide(v) => remove_last(v, &mut self.spilled, x, e),
         }
     }
     /// Keeps the slots of the first `nodes` nodes and the first `spilled` side lists (the sizes
     /// before a step that is taken back, its per-node truncations already undone: a list that
-    /// moved aside at that step is inline again).
+    /// moved aside at that step is inline again). A table widened at that step stays wide.
     pub fn truncate(&mut self, nodes: usize, spilled: usize) {
-        self.slots.truncate(nodes);
+        match &mut self.slots {
+            Slots::Narrow(v) => v.truncate(nodes),
+            Slots::Wide(v) => v.truncate(nodes),
+        }
         self.spilled.truncate(spilled);
     }
     /// Releases spare capacity.
     pub fn shrink_to_fit(&mut self) {
-        self.slots.shrink_to_fit();
+        match &mut self.slots {
+            Slots::Narrow(v) => v.shrink_to_fit(),
+            Slots::Wide(v) => v.shrink_to_fit(),
+        }
         self.spilled.shrink_to_fit();
         for v in &mut self.spilled {
             v.shrink_to_fit();
@@ -131,7 +331,11 @@ impl NodeHolders {
     }
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
-        self.slots.capacity() * std::mem::size_of::<Slot>()
+        let slots = match &self.slots {
+            Slots::Narrow(v) => v.capacity() * std::mem::size_of::<Slot<u16>>(),
+            Slots::Wide(v) => v.capacity() * std::mem::size_of::<Slot<u32>>(),
+        };
+        slots
             + self.spilled.capacity() * std::mem::size_of::<Vec<ElementId>>()
             + self.spilled.iter().map(|v| v.capacity() * 4).sum::<usize>()
     }
@@ -143,8 +347,9 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
-    fn a_slot_is_24_bytes() {
-        assert_eq!(std::mem::size_of::<Slot>(), 24);
+    fn a_slot_is_12_bytes_narrow_and_24_wide() {
+        assert_eq!(std::mem::size_of::<Slot<u16>>(), 12);
+        assert_eq!(std::mem::size_of::<Slot<u32>>(), 24);
     }
 
     #[derive(Debug, Clone)]
@@ -157,6 +362,8 @@ mod tests {
     fn op() -> impl Strategy<Value = Op> {
         prop_oneof![
             4 => (0..6usize, 0..9u32).prop_map(|(x, e)| Op::Push(x, e)),
+            // An id past two bytes widens the table.
+            1 => (0..6usize, 65_534..65_538u32).prop_map(|(x, e)| Op::Push(x, e)),
             1 => (0..6usize, 0..9usize).prop_map(|(x, l)| Op::TruncateNode(x, l)),
             1 => (0..6usize, 0..9u32).prop_map(|(x, e)| Op::RemoveLast(x, e)),
         ]
@@ -191,8 +398,9 @@ mod tests {
     fn same(h: &NodeHolders, m: &[Vec<ElementId>]) -> Result<(), TestCaseError> {
         prop_assert_eq!(h.len(), m.len());
         for (x, v) in m.iter().enumerate() {
-            prop_assert_eq!(h.get(x), v.as_slice());
-            for e in 0..9 {
+            prop_assert_eq!(h.get(x).to_vec(), v.clone());
+            prop_assert_eq!(h.get(x).len(), v.len());
+            for e in (0..9).chain(65_534..65_538) {
                 prop_assert_eq!(h.contains(x, e), v.contains(&e));
             }
         }

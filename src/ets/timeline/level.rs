@@ -421,7 +421,7 @@ impl Level {
         self.above.get(e as usize).copied().filter(|&x| x != NONE)
     }
     /// The elements holding node `x`.
-    pub fn holders_of_node(&self, x: NodeId) -> &[ElementId] {
+    pub fn holders_of_node(&self, x: NodeId) -> super::HolderList<'_> {
         self.node_holders.get(x as usize)
     }
     /// Releases spare capacity: the matches, the elements' lists and the per-node lists.
@@ -836,7 +836,7 @@ impl Level {
         let t = cx.t;
         let mut cands: Vec<ElementId> = self.touched_now.clone();
         for &x in ended_nodes {
-            cands.extend(self.holders_of_node(x).iter().copied());
+            cands.extend(self.holders_of_node(x).iter());
         }
         cands.sort_unstable();
         cands.dedup();
@@ -937,7 +937,7 @@ impl Level {
         if part.len > 0 {
             // The context node with the fewest holders.
             let nodes = self.store.nodes(m);
-            let mut best: Option<&[ElementId]> = None;
+            let mut best: Option<super::HolderList> = None;
             for (i, &x) in nodes.iter().enumerate() {
                 if !part.context[i] {
                     continue;
@@ -951,11 +951,11 @@ impl Level {
                 }
             }
             if let Some(b) = best {
-                cands.extend_from_slice(b);
+                cands.extend(b.iter());
             }
         } else {
             for &x in self.store.nodes(m) {
-                for &e in self.node_holders.get(x as usize) {
+                for e in self.node_holders.get(x as usize) {
                     if !cands.contains(&e) {
                         cands.push(e);
                     }
@@ -1428,7 +1428,7 @@ impl Level {
             // would offer its applications once per node).
             let mut dead: Vec<ElementId> = Vec::new();
             for &x in ended_nodes {
-                dead.extend(self.holders_of_node(x).iter().copied().filter(|&e| !self.alive(e)));
+                dead.extend(self.holders_of_node(x).iter().filter(|&e| !self.alive(e)));
                 if let Some(v) = self.node_stillborn.get(x as usize) {
                     dead.extend(v.iter().copied());
                 }
@@ -1532,7 +1532,7 @@ impl Level {
             let Some(&x0) = self.store.nodes(m).first() else {
                 continue;
             };
-            let hs: SmallVec<[ElementId; 8]> = SmallVec::from_slice(self.node_holders.get(x0 as usize));
+            let hs: SmallVec<[ElementId; 8]> = self.node_holders.get(x0 as usize).iter().collect();
             for e in hs {
                 if self.is_quiet(e) || !self.alive(e) || self.store.held_by(m, e) {
                     continue;
@@ -1690,7 +1690,7 @@ impl Level {
         // An element holding an earlier primitive a match of t that is not an image holds.
         let mut out: Vec<ElementId> = Vec::new();
         for &x in cx.dirty_old {
-            out.extend_from_slice(self.holders_of_node(x));
+            out.extend(self.holders_of_node(x).iter());
         }
         out.sort_unstable();
         cx.quiet = true;

@@ -34,6 +34,8 @@ mod store;
 mod trial;
 pub mod view;
 
+pub use holders::{HolderIter, HolderList};
+
 use smallvec::SmallVec;
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -682,7 +684,7 @@ impl Timeline {
         }
         // Earlier primitives sealed at this step: their holders have one open primitive less.
         for &x in &self.sealed {
-            let hs: SmallVec<[ElementId; 8]> = lv.holders_of_node(x).iter().copied().collect();
+            let hs: SmallVec<[ElementId; 8]> = lv.holders_of_node(x).iter().collect();
             for e in hs {
                 lv.lose_open(&mut cx, e);
             }
