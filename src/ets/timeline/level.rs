@@ -1751,7 +1751,7 @@ impl Level {
         }
         for &Image { m, original, .. } in imgs {
             debug_assert!(m >= cx.first_new);
-            self.store.add_holder(m, e);
+            self.store.add_holder_like(m, e, original);
             let h = self.store.holders(m);
             if h.len() >= 2 && h != self.store.holders(original) {
                 self.shared.push(m);

@@ -193,6 +193,25 @@ impl MatchStore {
             self.holder[m as usize] = PAIR | i;
         }
     }
+    /// Adds `e` to the holders of `m`, as [`MatchStore::add_holder`] does, where match `like`
+    /// already has the pair `m` would get: `m` names that pair too (pairs never change once made,
+    /// so two matches can name one; an image and its original held by the same two elements,
+    /// most pairs at level 0).
+    pub fn add_holder_like(&mut self, m: MatchId, e: ElementId, like: MatchId) {
+        let h = self.holder[m as usize];
+        let w = self.holder[like as usize];
+        if h != NONE
+            && h & (MULTI | PAIR) == 0
+            && w != NONE
+            && w & MULTI == 0
+            && w & PAIR != 0
+            && self.pairs[(w & INDEX) as usize] == [h, e]
+        {
+            self.holder[m as usize] = w;
+            return;
+        }
+        self.add_holder(m, e);
+    }
     /// Removes `e` from the holders of `m` (a stillborn element, added at the current step: the
     /// entries before it, which the journal's lengths keep, do not move).
     pub fn remove_holder(&mut self, m: MatchId, e: ElementId) {
@@ -328,5 +347,34 @@ mod tests {
         // Undo of the step that made the pairs.
         s.truncate(2, 0, 0);
         assert_eq!(s.pair_count(), 0);
+    }
+
+    #[test]
+    fn a_match_held_by_the_pair_another_has_names_that_pair() {
+        let mut s = MatchStore::default();
+        let m = s.push(ConstraintId(0), &[1, 2], 0);
+        s.add_holder(m, 7);
+        s.add_holder(m, 9);
+        let (a, b, c) = (
+            s.push(ConstraintId(0), &[3, 4], 1),
+            s.push(ConstraintId(0), &[5, 6], 1),
+            s.push(ConstraintId(0), &[7, 8], 1),
+        );
+        for (k, [x, y]) in [(a, [7, 9]), (b, [9, 7]), (c, [7, 11])] {
+            s.add_holder_like(k, x, m);
+            s.add_holder_like(k, y, m);
+            assert_eq!(s.holders(k), &[x, y]);
+        }
+        // `a` names the pair of `m`; `b` (another order) and `c` (another element) got their own.
+        assert_eq!(s.holder_word(a), s.holder_word(m));
+        assert_eq!(s.pair_count(), 3);
+        // A holder leaving one leaves the pair, and the other match, as they were.
+        s.remove_holder(a, 7);
+        assert_eq!((s.holders(a), s.holders(m)), (&[9][..], &[7, 9][..]));
+        // A third holder makes a list of its own.
+        s.add_holder(m, 12);
+        assert_eq!(s.holders(m), &[7, 9, 12]);
+        s.add_holder_like(a, 5, m);
+        assert_eq!(s.holders(a), &[9, 5]);
     }
 }
