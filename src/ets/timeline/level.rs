@@ -1829,10 +1829,23 @@ impl Level {
         let mut touched: Vec<ElementId> = self.touched_at_step();
         touched.retain(|&e| self.alive(e));
         let sh = cx.shifts.unwrap_or(Shifts::NONE);
+        // The elements quiet at this step (in id order, as `touched`), whose last run is the
+        // images they took: read from those, not found again.
+        let quiet: &[(ElementId, u32, u32, u32, u32)] = if self.quiet_at == cx.t { &self.quiet_prev } else { &[] };
+        let mut qi = 0;
         for &e in &touched {
             let el = &self.elems[e as usize];
-            let last = match el.runs.last() {
-                Some(r) if r.0 == cx.t => self.run_apps_at(e, cx.t, sh).unwrap_or_default(),
+            while quiet.get(qi).is_some_and(|q| q.0 < e) {
+                qi += 1;
+            }
+            let last: super::runs::RunApps = match el.runs.last() {
+                Some(&r) if r.0 == cx.t => match quiet.get(qi) {
+                    Some(q) if q.0 == e && Elem::is_image(r) => self.quiet_images[q.1 as usize..q.2 as usize]
+                        .iter()
+                        .map(|i| (i.m, i.set))
+                        .collect(),
+                    _ => self.run_apps_at(e, cx.t, sh).unwrap_or_default(),
+                },
                 _ => Default::default(),
             };
             for (m, _) in last {

@@ -134,14 +134,27 @@ impl Level {
         let mut buf = RunApps::new();
         // The last written run: its step and its applications.
         let mut template: Option<(u32, std::ops::Range<usize>)> = None;
+        // Of the template, per application: (match, offset among those of its anchor, anchor
+        // offset in its step, set), found once for every step of an entry.
+        let mut tpl: SmallVec<[(MatchId, u32, u8); 8]> = SmallVec::new();
         for k in 0..el.runs.len() {
             let (t, x) = el.runs[k];
             buf.clear();
             if Elem::is_image((t, x)) {
                 let (s, r) = template.clone().expect("an image run follows a written one");
+                tpl.clear();
+                for i in r {
+                    let m = el.apps[i];
+                    let p = self.anchor(m);
+                    tpl.push((m - sh.anchors[p as usize], p - sh.starts[s as usize], el.sets[i]));
+                }
                 for u in s + 1..=t {
                     buf.clear();
-                    self.images_into(e, r.clone(), s, u, sh, &mut buf);
+                    let base = sh.starts[u as usize];
+                    buf.extend(
+                        tpl.iter()
+                            .map(|&(k, off, set)| (sh.anchors[(base + off) as usize] + k, set)),
+                    );
                     f(u, Some(x & !IMAGE), &buf);
                 }
             } else {
@@ -231,18 +244,39 @@ impl Level {
         self.elems[e as usize].nodes.iter().min().copied()
     }
 
-    /// The nodes of element `e` in the order they joined, its image runs found with `sh`.
+    /// The nodes of element `e` in the order they joined, its image runs found with `sh`. An
+    /// image run at step u joined the images of what its template (of step s) holds of step s, in
+    /// order: each at its offset in step u.
     pub(crate) fn nodes_with(&self, e: ElementId, sh: Shifts) -> Vec<NodeId> {
         let el = &self.elems[e as usize];
         let mut out = Vec::with_capacity(el.nodes.len());
         let mut w = 0usize;
-        self.for_each_run(e, sh, |t, pos, apps| {
-            if let Some(pos) = pos {
-                out.extend_from_slice(&el.nodes[w..pos as usize]);
-                w = pos as usize;
-                self.image_nodes(apps, sh.starts[t as usize], &mut out);
+        let mut template: Option<(u32, std::ops::Range<usize>)> = None;
+        let mut tn: Vec<NodeId> = Vec::new();
+        for k in 0..el.runs.len() {
+            let (t, x) = el.runs[k];
+            if !Elem::is_image((t, x)) {
+                template = Some((t, el.written(k)));
+                continue;
             }
-        });
+            let (s, r) = template.clone().expect("an image run follows a written one");
+            let pos = (x & !IMAGE) as usize;
+            out.extend_from_slice(&el.nodes[w..pos]);
+            w = pos;
+            let first = sh.starts[s as usize];
+            tn.clear();
+            for i in r {
+                for &y in self.store.nodes(el.apps[i]) {
+                    if y >= first && !tn.contains(&y) {
+                        tn.push(y);
+                    }
+                }
+            }
+            for u in s + 1..=t {
+                let base = sh.starts[u as usize];
+                out.extend(tn.iter().map(|&y| y - first + base));
+            }
+        }
         out.extend_from_slice(&el.nodes[w..]);
         out
     }
