@@ -645,12 +645,16 @@ impl Timeline {
         dirty_old.sort_unstable();
         dirty_old.dedup();
         let (rp, len) = (&self.repeats, strukt.len() as NodeId);
+        let shifts = runs::Shifts {
+            starts: &level_starts,
+            anchors: by_anchor,
+        };
         let image = |m: MatchId, p: NodeId| -> Option<MatchId> {
             if t == 0 || p < starts[t as usize - 1] || p >= first_node {
                 return None;
             }
             let n = p - starts[t as usize - 1] + first_node;
-            (n < len && rp.is_clean(first_node, n)).then(|| by_anchor[n as usize] + (m - by_anchor[p as usize]))
+            (n < len && rp.is_clean(first_node, n)).then(|| shifts.image(m, p, t - 1, t))
         };
         let shift = |x: NodeId| repeats::image(starts, x);
         let finds = t > 0 && !self.repeats.off;
@@ -669,10 +673,7 @@ impl Timeline {
             shift: finds.then_some(&shift as &dyn Fn(NodeId) -> NodeId),
             dirty_old: &dirty_old,
             dirty_new: &dirty_new,
-            shifts: Some(runs::Shifts {
-                starts: &level_starts,
-                anchors: by_anchor,
-            }),
+            shifts: Some(shifts),
             span: t - step_of(starts, least),
             quiet: false,
             level0: true,

@@ -212,9 +212,7 @@ impl Level {
         if !el.has_images() {
             return Cow::Borrowed(&el.apps);
         }
-        let mut out = Vec::with_capacity(el.apps.len());
-        self.for_each_run(e, self.shifts(), |_, _, apps| out.extend(apps.iter().map(|a| a.0)));
-        Cow::Owned(out)
+        Cow::Owned(self.apps_with(e, self.shifts()))
     }
 
     /// Per application of element `e`, the set of its class it was made through (an index into
@@ -224,9 +222,7 @@ impl Level {
         if !el.has_images() {
             return Cow::Borrowed(&el.sets);
         }
-        let mut out = Vec::with_capacity(el.sets.len());
-        self.for_each_run(e, self.shifts(), |_, _, apps| out.extend(apps.iter().map(|a| a.1)));
-        Cow::Owned(out)
+        Cow::Owned(self.expanded(e, self.shifts(), |a| a.1))
     }
 
     /// The nodes element `e` spans, in the order they joined.
@@ -283,8 +279,13 @@ impl Level {
 
     /// Every application of element `e`, its image runs found with `sh`.
     pub(crate) fn apps_with(&self, e: ElementId, sh: Shifts) -> Vec<MatchId> {
-        let mut out = Vec::new();
-        self.for_each_run(e, sh, |_, _, apps| out.extend(apps.iter().map(|a| a.0)));
+        self.expanded(e, sh, |a| a.0)
+    }
+
+    /// `f` of every (match, set) of element `e`, in order, its image runs found with `sh`.
+    fn expanded<T>(&self, e: ElementId, sh: Shifts, f: impl Fn(&(MatchId, u8)) -> T) -> Vec<T> {
+        let mut out = Vec::with_capacity(self.elems[e as usize].apps.len());
+        self.for_each_run(e, sh, |_, _, apps| out.extend(apps.iter().map(&f)));
         out
     }
 
