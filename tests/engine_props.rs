@@ -540,7 +540,13 @@ fn matches(tl: &Timeline) -> Vec<Vec<(u32, Vec<u32>, u32)>> {
         .iter()
         .map(|lv| {
             (0..lv.match_count() as u32)
-                .map(|m| (lv.constraint(m).0, lv.match_nodes(m).to_vec(), lv.match_formed(m)))
+                .map(|m| {
+                    (
+                        lv.constraint(m).0,
+                        lv.match_nodes(m).collect::<Vec<_>>(),
+                        lv.match_formed(m),
+                    )
+                })
                 .collect()
         })
         .collect()

@@ -831,7 +831,7 @@ fn matches_taken_as_images_make_the_timeline_of_matches_found() {
             let lv = |g: &GoTimeline| {
                 let l = g.timeline().level(0);
                 (0..l.match_count() as u32)
-                    .map(|m| (l.constraint(m), l.match_nodes(m).to_vec()))
+                    .map(|m| (l.constraint(m), l.match_nodes(m).collect::<Vec<_>>()))
                     .collect::<Vec<_>>()
             };
             assert!(

@@ -105,7 +105,7 @@ fn primitives(tl: &Timeline, level: u32, e: ElementId, t: u32, out: &mut Vec<u32
         if step > t {
             break;
         }
-        for &x in lv.match_nodes(m) {
+        for x in lv.match_nodes(m) {
             if seen.contains(&x) || !host.present(x, t) {
                 continue;
             }

@@ -389,11 +389,11 @@ impl GoTimeline {
                 return step;
             }
             let nodes = lv.match_nodes(m);
-            if !nodes.iter().all(|&x| host.present(x, t)) {
+            if !nodes.clone().all(|x| host.present(x, t)) {
                 // Gone for good: a node that ended does not come back.
                 continue;
             }
-            for &x in nodes {
+            for x in nodes {
                 if !seen.contains(&x) {
                     seen.push(x);
                     f(x);

@@ -31,7 +31,7 @@ use super::holders::NodeHolders;
 use super::host::LevelHost;
 use super::journal::Entry;
 use super::runs::{IMAGE, Shifts};
-use super::store::MatchStore;
+use super::store::{MatchNodes, MatchStore};
 use crate::ets::ids::{ClassId, ElementId, MatchId, NONE, NodeId};
 
 /// Level 0: how many runs of an element must have repeated one another, at consecutive steps,
@@ -396,7 +396,7 @@ impl Level {
         self.store.constraint(m)
     }
     /// The nodes of match `m` (in its constraint's variable order).
-    pub fn match_nodes(&self, m: MatchId) -> &[NodeId] {
+    pub fn match_nodes(&self, m: MatchId) -> MatchNodes<'_> {
         self.store.nodes(m)
     }
     /// The step match `m` was formed at.
@@ -764,9 +764,8 @@ impl Level {
         if self.store.holders(m).len() >= 2 {
             self.shared.push(m);
         }
-        let k = self.store.nodes(m).len();
-        for i in 0..k {
-            let x = self.store.nodes(m)[i];
+        let nodes: SmallVec<[NodeId; 8]> = self.store.nodes(m).collect();
+        for x in nodes {
             if !self.holds(e, x) {
                 self.join(cx, e, x);
             }
@@ -806,7 +805,7 @@ impl Level {
             return Presence::Here;
         }
         let mut p = Presence::Here;
-        for &x in self.store.nodes(m) {
+        for x in self.store.nodes(m) {
             if !self.host.present(x, cx.t) {
                 if self.host.matchable(x, cx.t) {
                     p = Presence::Ending;
@@ -824,8 +823,7 @@ impl Level {
     fn ending_held(&self, cx: &StepCtx, e: ElementId, m: MatchId) -> bool {
         self.store
             .nodes(m)
-            .iter()
-            .all(|&x| self.host.present(x, cx.t) || self.holds(e, x))
+            .all(|x| self.host.present(x, cx.t) || self.holds(e, x))
     }
 
     /// Level n ≥ 1: elements living before this step whose present part no longer forms an
@@ -914,12 +912,9 @@ impl Level {
         let part = self.table.part(self.store.constraint(m));
         let nodes = self.store.nodes(m);
         if part.len == 0 {
-            nodes.iter().any(|&x| self.holds(e, x))
+            nodes.into_iter().any(|x| self.holds(e, x))
         } else {
-            nodes
-                .iter()
-                .zip(&part.context)
-                .all(|(&x, &ctx)| !ctx || self.holds(e, x))
+            nodes.zip(&part.context).all(|(x, &ctx)| !ctx || self.holds(e, x))
         }
     }
 
@@ -938,7 +933,7 @@ impl Level {
             // The context node with the fewest holders.
             let nodes = self.store.nodes(m);
             let mut best: Option<super::HolderList> = None;
-            for (i, &x) in nodes.iter().enumerate() {
+            for (i, x) in nodes.enumerate() {
                 if !part.context[i] {
                     continue;
                 }
@@ -954,7 +949,7 @@ impl Level {
                 cands.extend(b.iter());
             }
         } else {
-            for &x in self.store.nodes(m) {
+            for x in self.store.nodes(m) {
                 for e in self.node_holders.get(x as usize) {
                     if !cands.contains(&e) {
                         cands.push(e);
@@ -1014,7 +1009,7 @@ impl Level {
                 if self.store.held_by(m, e) {
                     continue;
                 }
-                if cr.recorded[l] && self.store.nodes(m).iter().all(|&y| self.holds(e, y)) {
+                if cr.recorded[l] && self.store.nodes(m).all(|y| self.holds(e, y)) {
                     if self.presence(cx, m) == Presence::Here {
                         self.apply(cx, e, m, RECORDED);
                     }
@@ -1022,7 +1017,7 @@ impl Level {
                 }
                 // `e` holds x: a match holding x without a context part shares a node with it.
                 if self.table.users[c.0 as usize].contains(&cls)
-                    && (self.table.part(c).len == 0 && self.store.nodes(m).contains(&x) || self.context_inside(e, m))
+                    && (self.table.part(c).len == 0 && self.store.nodes(m).any(|y| y == x) || self.context_inside(e, m))
                 {
                     self.offer(cx, e, m);
                 }
@@ -1069,7 +1064,7 @@ impl Level {
                 }
                 let mv = &cr.moves[state as usize][l];
                 if !mv.is_empty() {
-                    if self.store.nodes(m).iter().any(|&x| !self.holds(e, x)) {
+                    if self.store.nodes(m).any(|x| !self.holds(e, x)) {
                         for &(s2, to2) in mv.iter() {
                             if cr.ends[s2 as usize] {
                                 if pres == Presence::Here || self.ending_held(cx, e, m) {
@@ -1279,17 +1274,14 @@ impl Level {
         // node shared).
         let mut held: SmallVec<[NodeId; 16]> = SmallVec::new();
         for &a in &el.apps[..i] {
-            held.extend(self.store.nodes(a).iter().copied());
+            held.extend(self.store.nodes(a));
         }
         let part = self.table.part(self.store.constraint(m));
-        let nodes = self.store.nodes(m);
+        let mut nodes = self.store.nodes(m);
         let applicable = if part.len == 0 {
-            nodes.iter().any(|x| held.contains(x))
+            nodes.any(|x| held.contains(&x))
         } else {
-            nodes
-                .iter()
-                .zip(&part.context)
-                .all(|(x, &ctx)| !ctx || held.contains(x))
+            nodes.zip(&part.context).all(|(x, &ctx)| !ctx || held.contains(&x))
         };
         if !applicable {
             return;
@@ -1328,8 +1320,8 @@ impl Level {
         let apps = self.elems[f as usize].apps.clone();
         for a in apps {
             self.register_holder(cx, f, a);
-            for k in 0..self.store.nodes(a).len() {
-                let x = self.store.nodes(a)[k];
+            let nodes: SmallVec<[NodeId; 8]> = self.store.nodes(a).collect();
+            for x in nodes {
                 if !self.holds(f, x) {
                     self.join(cx, f, x);
                 }
@@ -1413,7 +1405,7 @@ impl Level {
                 }
                 let cr = &self.table.classes[k as usize];
                 let l = cr.local_of(c).expect("a starter uses its constraint");
-                let latest = self.store.nodes(m).iter().copied().max().unwrap_or(0);
+                let latest = self.store.nodes(m).max().unwrap_or(0);
                 for &s in &cr.start_sets[l] {
                     starts.push((latest, s, c.0, m, k));
                 }
@@ -1474,7 +1466,7 @@ impl Level {
                 for &k in &self.table.starters[c.0 as usize] {
                     let cr = &self.table.classes[k as usize];
                     let l = cr.local_of(c).expect("a starter uses its constraint");
-                    let latest = self.store.nodes(m).iter().copied().max().unwrap_or(0);
+                    let latest = self.store.nodes(m).max().unwrap_or(0);
                     for &s in &cr.start_sets[l] {
                         starts.push((latest, s, c.0, m, k));
                     }
@@ -1529,7 +1521,7 @@ impl Level {
             if self.table.recorders[c.0 as usize].is_empty() {
                 continue;
             }
-            let Some(&x0) = self.store.nodes(m).first() else {
+            let Some(x0) = self.store.nodes(m).next() else {
                 continue;
             };
             let hs: SmallVec<[ElementId; 8]> = self.node_holders.get(x0 as usize).iter().collect();
@@ -1541,7 +1533,7 @@ impl Level {
                 if !self.table.recorders[c.0 as usize].contains(&cls) {
                     continue;
                 }
-                if self.store.nodes(m).iter().all(|&y| self.holds(e, y)) && self.presence(cx, m) == Presence::Here {
+                if self.store.nodes(m).all(|y| self.holds(e, y)) && self.presence(cx, m) == Presence::Here {
                     self.apply(cx, e, m, RECORDED);
                 }
             }
@@ -1654,7 +1646,7 @@ impl Level {
                         ok = false;
                         break;
                     }
-                    run.push((m, set, self.store.nodes(m).iter().copied().max().unwrap_or(0)));
+                    run.push((m, set, self.store.nodes(m).max().unwrap_or(0)));
                 }
             }
             for &(m, set, anchor) in run.iter().take_while(|_| ok) {
@@ -1662,7 +1654,7 @@ impl Level {
                     ok = false;
                     break;
                 };
-                let joins_clean = self.store.nodes(m2).iter().all(|&x| {
+                let joins_clean = self.store.nodes(m2).all(|x| {
                     if x < cx.first_node {
                         self.holds(e, x)
                     } else {
@@ -1756,7 +1748,7 @@ impl Level {
             if h.len() >= 2 && h != self.store.holders(original) {
                 self.shared.push(m);
             }
-            for &x in self.store.nodes(m) {
+            for x in self.store.nodes(m) {
                 if x < cx.first_node {
                     debug_assert!(self.holds(e, x));
                     continue;
@@ -1796,9 +1788,8 @@ impl Level {
                             && self
                                 .store
                                 .nodes(m0)
-                                .iter()
                                 .zip(self.store.nodes(m1))
-                                .all(|(&x, &y)| shift(x) == y)
+                                .all(|(x, y)| shift(x) == y)
                     })
             }
             _ => false,
@@ -1935,20 +1926,17 @@ impl Level {
                 return true;
             }
             let part = self.table.part(self.store.constraint(m));
-            let nodes = self.store.nodes(m);
+            let mut nodes = self.store.nodes(m);
             if part.len == 0 {
-                nodes.iter().any(|x| held.contains(x))
+                nodes.any(|x| held.contains(&x))
             } else {
-                nodes
-                    .iter()
-                    .zip(&part.context)
-                    .all(|(x, &ctx)| !ctx || held.contains(x))
+                nodes.zip(&part.context).all(|(x, &ctx)| !ctx || held.contains(&x))
             }
         };
         let mut todo: Vec<(MatchId, u8)> = Vec::new();
         for (i, &m) in el.apps.iter().enumerate() {
             let set = el.sets[i];
-            if set == RECORDED || !self.store.nodes(m).iter().all(|&x| self.host.present(x, t)) {
+            if set == RECORDED || !self.store.nodes(m).all(|x| self.host.present(x, t)) {
                 continue;
             }
             todo.push((m, set));
@@ -1966,7 +1954,7 @@ impl Level {
                 None => return (Replay::Stuck, q),
             }
             any = true;
-            held.extend(self.store.nodes(m).iter().copied());
+            held.extend(self.store.nodes(m));
             // What waited may apply now.
             if !waiting.is_empty() {
                 let w = std::mem::take(&mut waiting);

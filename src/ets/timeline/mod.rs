@@ -45,6 +45,7 @@ pub use classes::RECORDED;
 pub use host::{LevelHost, TimedCel};
 pub use level::{Elem, EndKind, Level, LevelDelta, LevelMemory};
 pub use pipeline::{Pipelined, Steps};
+pub use store::MatchNodes;
 
 use journal::{Entry, LevelSizes, StepLog};
 use level::StepCtx;
@@ -555,7 +556,7 @@ impl Timeline {
                 let p = repeats::original(starts, n);
                 for m in anchors[p as usize]..anchors[p as usize + 1] {
                     flat.clear();
-                    flat.extend(lv.store.nodes(m).iter().map(|&x| repeats::image(starts, x)));
+                    flat.extend(lv.store.nodes(m).map(|x| repeats::image(starts, x)));
                     least = flat.iter().copied().fold(least, NodeId::min);
                     lv.store.push(lv.store.constraint(m), &flat, t);
                 }
@@ -617,7 +618,7 @@ impl Timeline {
             // A recorded match is caught up on at any of its nodes: it lies inside an element
             // once the element holds its last node, wherever that is (dsl, issue 17).
             let recorded = !lv.table.recorders[c.0 as usize].is_empty();
-            for (i, &x) in lv.store.nodes(m).iter().enumerate() {
+            for (i, x) in lv.store.nodes(m).enumerate() {
                 if x >= first_node && (part.seeds_at(i) || recorded) {
                     let h = &mut head[(x - first_node) as usize];
                     arena.push((m, *h));
@@ -757,7 +758,7 @@ impl Timeline {
             for m in sz.matches..lv.store.len() {
                 let key = (
                     lv.store.constraint(m as MatchId).0,
-                    SmallVec::from_slice(lv.store.nodes(m as MatchId)),
+                    lv.store.nodes(m as MatchId).collect(),
                 );
                 lv.seen.remove(&key);
             }
@@ -1102,7 +1103,8 @@ fn derive_n(
         lv.memo.changed(&[x], t, &mut journal, n as u8);
         if let Some(ms) = lv.index.get(x as usize) {
             for &m in ms {
-                lv.memo.changed(lv.store.nodes(m), t, &mut journal, n as u8);
+                let ns: SmallVec<[NodeId; 8]> = lv.store.nodes(m).collect();
+                lv.memo.changed(&ns, t, &mut journal, n as u8);
             }
         }
     }
@@ -1144,7 +1146,7 @@ fn derive_n(
         };
         for m in ms {
             nodes.clear();
-            nodes.extend_from_slice(lv.store.nodes(m));
+            nodes.extend(lv.store.nodes(m));
             for &y in &nodes {
                 if y == x {
                     continue;
@@ -1199,7 +1201,7 @@ pub fn recognize_fixed_level(
                 .iter()
                 .map(|&m| super::element::Application {
                     constraint: lv.constraint(m),
-                    nodes: SmallVec::from_slice(lv.match_nodes(m)),
+                    nodes: lv.match_nodes(m).collect(),
                 })
                 .collect();
             if applications.len() > 1 {

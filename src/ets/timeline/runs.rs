@@ -90,7 +90,7 @@ impl Level {
     /// The latest node of match `m` (where it is anchored).
     #[inline]
     fn anchor(&self, m: MatchId) -> NodeId {
-        self.store.nodes(m).iter().copied().max().unwrap_or(0)
+        self.store.nodes(m).max().unwrap_or(0)
     }
 
     /// The images at step `t` of the written applications `range` of element `e`, made at step
@@ -171,7 +171,7 @@ impl Level {
     fn image_nodes(&self, apps: &[(MatchId, u8)], first: NodeId, out: &mut Vec<NodeId>) {
         let from = out.len();
         for &(m, _) in apps {
-            for &x in self.store.nodes(m) {
+            for x in self.store.nodes(m) {
                 if x >= first && !out[from..].contains(&x) {
                     out.push(x);
                 }
@@ -262,7 +262,7 @@ impl Level {
             let first = sh.starts[s as usize];
             tn.clear();
             for i in r {
-                for &y in self.store.nodes(el.apps[i]) {
+                for y in self.store.nodes(el.apps[i]) {
                     if y >= first && !tn.contains(&y) {
                         tn.push(y);
                     }

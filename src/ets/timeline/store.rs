@@ -1,6 +1,12 @@
 //! The matches of one level (§3.4.1.1: each a satisfaction of a constraint by part of the observed
 //! structure), stored flat as they are found, with the step each was formed at and the elements
 //! that hold it as an application.
+//!
+//! A match's nodes are kept in blocks of [`BLOCK`] consecutive matches: each block names its first
+//! node's place and a base node, and every node of its matches is a two-byte offset from that base
+//! (the matches of a block are formed at one or two steps, so their nodes lie close together). A
+//! match whose nodes do not fit is kept whole beside the blocks. [`MatchStore::nodes`] gives them
+//! back as [`MatchNodes`].
 
 use smallvec::SmallVec;
 
@@ -79,12 +85,66 @@ impl Constraints {
     }
 }
 
+/// The nodes of one match, in its constraint's variable order, as the store decodes them
+/// ([`super::Level::match_nodes`]).
+#[derive(Debug, Clone)]
+pub struct MatchNodes<'a> {
+    base: NodeId,
+    narrow: std::slice::Iter<'a, u16>,
+    wide: std::slice::Iter<'a, NodeId>,
+}
+
+impl Iterator for MatchNodes<'_> {
+    type Item = NodeId;
+    #[inline]
+    fn next(&mut self) -> Option<NodeId> {
+        match self.narrow.next() {
+            Some(&o) => Some(self.base + o as NodeId),
+            None => self.wide.next().copied(),
+        }
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.narrow.len() + self.wide.len();
+        (n, Some(n))
+    }
+    #[inline]
+    fn fold<B, F: FnMut(B, NodeId) -> B>(self, init: B, mut f: F) -> B {
+        let base = self.base;
+        let acc = self.narrow.fold(init, |acc, &o| f(acc, base + o as NodeId));
+        self.wide.fold(acc, |acc, &x| f(acc, x))
+    }
+}
+
+impl ExactSizeIterator for MatchNodes<'_> {}
+
+/// Matches per block of the node table.
+const BLOCK: usize = 64;
+/// `log2(BLOCK)`.
+const BLOCK_SHIFT: u32 = 6;
+/// The flag of a match end whose nodes are kept whole in [`MatchStore::wide`].
+const WIDE: u16 = 1 << 15;
+/// A block whose base is not chosen yet (its matches so far have no nodes).
+const UNSET: u32 = u32::MAX;
+/// How far below the first node of a block its base lies (the nodes of later matches of a
+/// block may be older; most are newer).
+const SLACK: u32 = 1 << 13;
+
 /// The matches of one level.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct MatchStore {
     constraint: Constraints,
-    start: Vec<u32>,
-    nodes: Vec<NodeId>,
+    /// Per match: where its nodes end, counted from its block's first node in `nodes`; `WIDE`
+    /// set when they are kept in `wide` instead (then it is where they would have begun).
+    end: Vec<u16>,
+    /// Per block of `BLOCK` matches: the place of its first node in `nodes`, and its base node.
+    blocks: Vec<(u32, u32)>,
+    /// The nodes, each as an offset from its block's base.
+    nodes: Vec<u16>,
+    /// The matches whose nodes do not fit their block: `(match, first place in wide_nodes)`, in
+    /// match order.
+    wide: Vec<(MatchId, u32)>,
+    wide_nodes: Vec<NodeId>,
     /// Per step that formed matches: `(step, its first match)`, in match order (matches are
     /// stored as they are formed, so the step of a match is that of the run holding it).
     formed: Vec<(u32, MatchId)>,
@@ -97,16 +157,33 @@ pub(crate) struct MatchStore {
 impl MatchStore {
     /// Appends a match formed at step `t`; returns its id.
     pub fn push(&mut self, c: ConstraintId, nodes: &[NodeId], t: u32) -> MatchId {
-        if self.start.is_empty() {
-            self.start.push(0);
-        }
         let id = self.constraint.len() as MatchId;
-        grow(&mut self.start, 1);
+        let b = id as usize >> BLOCK_SHIFT;
+        if id as usize & (BLOCK - 1) == 0 {
+            grow(&mut self.blocks, 1);
+            self.blocks.push((self.nodes.len() as u32, UNSET));
+        }
+        let (first, mut base) = self.blocks[b];
+        if base == UNSET && !nodes.is_empty() {
+            base = nodes.iter().copied().min().unwrap_or(0).saturating_sub(SLACK);
+            self.blocks[b].1 = base;
+        }
+        let lo = self.nodes.len() - first as usize;
+        let fits = lo + nodes.len() < WIDE as usize && nodes.iter().all(|&x| x >= base && x - base <= u16::MAX as u32);
+        grow(&mut self.end, 1);
         grow(&mut self.holder, 1);
-        grow(&mut self.nodes, nodes.len());
         self.constraint.push(c);
-        self.nodes.extend_from_slice(nodes);
-        self.start.push(self.nodes.len() as u32);
+        if fits {
+            grow(&mut self.nodes, nodes.len());
+            self.nodes.extend(nodes.iter().map(|&x| (x - base) as u16));
+            self.end.push((lo + nodes.len()) as u16);
+        } else {
+            grow(&mut self.wide, 1);
+            grow(&mut self.wide_nodes, nodes.len());
+            self.wide.push((id, self.wide_nodes.len() as u32));
+            self.wide_nodes.extend_from_slice(nodes);
+            self.end.push(lo as u16 | WIDE);
+        }
         if self.formed.last().is_none_or(|r| r.0 != t) {
             self.formed.push((t, id));
         }
@@ -125,8 +202,35 @@ impl MatchStore {
     }
     /// The nodes of match `m`, in its constraint's variable order.
     #[inline]
-    pub fn nodes(&self, m: MatchId) -> &[NodeId] {
-        &self.nodes[self.start[m as usize] as usize..self.start[m as usize + 1] as usize]
+    pub fn nodes(&self, m: MatchId) -> MatchNodes<'_> {
+        let i = m as usize;
+        let end = self.end[i];
+        if end & WIDE != 0 {
+            return self.wide_of(m);
+        }
+        let (first, base) = self.blocks[i >> BLOCK_SHIFT];
+        let lo = if i & (BLOCK - 1) == 0 {
+            0
+        } else {
+            self.end[i - 1] & !WIDE
+        };
+        MatchNodes {
+            base,
+            narrow: self.nodes[first as usize + lo as usize..first as usize + end as usize].iter(),
+            wide: [].iter(),
+        }
+    }
+    /// The nodes of a match kept whole.
+    #[cold]
+    fn wide_of(&self, m: MatchId) -> MatchNodes<'_> {
+        let k = self.wide.partition_point(|w| w.0 < m);
+        let s = self.wide[k].1 as usize;
+        let e = self.wide.get(k + 1).map_or(self.wide_nodes.len(), |w| w.1 as usize);
+        MatchNodes {
+            base: 0,
+            narrow: [].iter(),
+            wide: self.wide_nodes[s..e].iter(),
+        }
     }
     /// The step match `m` was formed at.
     #[inline]
@@ -242,9 +346,20 @@ impl MatchStore {
             self.formed.pop();
         }
         self.holder.truncate(matches);
-        self.start.truncate(matches + 1);
-        let n = self.start.last().copied().unwrap_or(0) as usize;
+        self.end.truncate(matches);
+        self.blocks.truncate(matches.div_ceil(BLOCK));
+        let n = match matches.checked_sub(1) {
+            Some(m) => self.blocks[m >> BLOCK_SHIFT].0 as usize + (self.end[m] & !WIDE) as usize,
+            None => 0,
+        };
         self.nodes.truncate(n);
+        while let Some(&(m, s)) = self.wide.last() {
+            if (m as usize) < matches {
+                break;
+            }
+            self.wide.pop();
+            self.wide_nodes.truncate(s as usize);
+        }
         self.multi.truncate(multi);
     }
     /// Number of multi-holder lists (for the journal).
@@ -265,8 +380,11 @@ impl MatchStore {
     /// Releases spare capacity.
     pub fn shrink_to_fit(&mut self) {
         self.constraint.shrink_to_fit();
-        self.start.shrink_to_fit();
+        self.end.shrink_to_fit();
+        self.blocks.shrink_to_fit();
         self.nodes.shrink_to_fit();
+        self.wide.shrink_to_fit();
+        self.wide_nodes.shrink_to_fit();
         self.formed.shrink_to_fit();
         self.holder.shrink_to_fit();
         self.pairs.shrink_to_fit();
@@ -275,8 +393,11 @@ impl MatchStore {
     /// Heap bytes of the matches themselves: constraint, nodes, and the step each was formed at.
     pub fn match_bytes(&self) -> usize {
         self.constraint.heap_bytes()
-            + self.start.capacity() * 4
-            + self.nodes.capacity() * 4
+            + self.end.capacity() * 2
+            + self.blocks.capacity() * 8
+            + self.nodes.capacity() * 2
+            + self.wide.capacity() * 8
+            + self.wide_nodes.capacity() * 4
             + self.formed.capacity() * 8
     }
     /// Heap bytes of the elements holding each match (a word per match, pairs, longer lists).
@@ -297,6 +418,66 @@ impl MatchStore {
 mod tests {
     use super::*;
     use crate::ets::ids::ConstraintId;
+    use proptest::prelude::*;
+
+    /// Nodes near one another (most matches), far apart or far below the block's first (kept
+    /// whole), or none.
+    fn nodes() -> impl Strategy<Value = Vec<NodeId>> {
+        prop_oneof![
+            4 => (0u32..200_000, prop::collection::vec(0u32..3_000, 0..6))
+                .prop_map(|(x, d)| d.into_iter().map(|d| x + d).collect()),
+            1 => prop::collection::vec(0u32..4_000_000, 0..5),
+            1 => prop::collection::vec(prop_oneof![Just(0u32), Just(u32::MAX - 1), 65_000u32..140_000], 1..4),
+        ]
+    }
+
+    proptest! {
+        /// The nodes read back are those pushed, across blocks, for matches kept whole, and after
+        /// undoing to any length and pushing again.
+        #[test]
+        fn nodes_read_back_as_pushed(
+            first in prop::collection::vec(nodes(), 0..300),
+            cut in 0usize..300,
+            then in prop::collection::vec(nodes(), 0..100),
+        ) {
+            let mut s = MatchStore::default();
+            let mut model: Vec<Vec<NodeId>> = Vec::new();
+            for (i, ns) in first.iter().enumerate() {
+                prop_assert_eq!(s.push(ConstraintId(i as u32 % 7), ns, i as u32 / 10) as usize, model.len());
+                model.push(ns.clone());
+            }
+            let cut = cut.min(model.len());
+            s.truncate(cut, 0, 0);
+            model.truncate(cut);
+            for ns in &then {
+                s.push(ConstraintId(1), ns, 1_000);
+                model.push(ns.clone());
+            }
+            prop_assert_eq!(s.len(), model.len());
+            for (m, ns) in model.iter().enumerate() {
+                let got: Vec<NodeId> = s.nodes(m as MatchId).collect();
+                prop_assert_eq!(&got, ns);
+                prop_assert_eq!(s.nodes(m as MatchId).len(), ns.len());
+            }
+        }
+    }
+
+    #[test]
+    fn nearby_nodes_take_two_bytes_and_far_ones_are_kept_whole() {
+        let mut s = MatchStore::default();
+        for i in 0..640u32 {
+            s.push(ConstraintId(0), &[100_000 + i, 100_001 + i, 99_000 + i], i / 64);
+        }
+        let near = s.match_bytes();
+        assert!(s.wide.is_empty());
+        // Two bytes a node, two for the end, two for the constraint, the blocks and the steps.
+        assert!(near < 640 * (3 * 4 + 4 + 2), "{near}");
+        let m = s.push(ConstraintId(0), &[5, 3_000_000], 10);
+        assert_eq!((s.wide.len(), s.nodes(m).collect::<Vec<_>>()), (1, vec![5, 3_000_000]));
+        s.truncate(640, 0, 0);
+        assert!(s.wide.is_empty() && s.wide_nodes.is_empty());
+        assert_eq!(s.nodes(639).collect::<Vec<_>>(), [100_639, 100_640, 99_639]);
+    }
 
     #[test]
     fn constraint_ids_past_two_bytes_widen_the_column_and_keep_the_others() {

@@ -156,7 +156,7 @@ impl Level {
             }
             d.apps.push(m);
             tr.applied[m as usize] = generation;
-            for &x in self.store.nodes(m) {
+            for x in self.store.nodes(m) {
                 if marks.get(x as usize) != Some(&generation) {
                     if marks.len() <= x as usize {
                         marks.resize(x as usize + 1, 0);
@@ -170,8 +170,7 @@ impl Level {
         let ending_held = |marks: &Vec<u32>, m: MatchId| {
             self.store
                 .nodes(m)
-                .iter()
-                .all(|&x| self.host.present(x, cx.t) || held(marks, x))
+                .all(|x| self.host.present(x, cx.t) || held(marks, x))
         };
         let ends = |mv: &[(u8, u32)]| mv.iter().any(|&(s, _)| cr.ends[s as usize]);
         apply(m0, &mut d, tr, marks);
@@ -190,7 +189,7 @@ impl Level {
                     if tr.applied[m as usize] == generation {
                         continue;
                     }
-                    if cr.recorded[l] && self.store.nodes(m).iter().all(|&y| held(marks, y)) {
+                    if cr.recorded[l] && self.store.nodes(m).all(|y| held(marks, y)) {
                         if self.presence(cx, m) == Presence::Here {
                             apply(m, &mut d, tr, marks);
                         }
@@ -201,13 +200,12 @@ impl Level {
                     }
                     let part = self.table.part(c);
                     let inside = if part.len == 0 {
-                        self.store.nodes(m).contains(&x)
+                        self.store.nodes(m).any(|y| y == x)
                     } else {
                         self.store
                             .nodes(m)
-                            .iter()
                             .zip(&part.context)
-                            .all(|(&y, &ctx)| !ctx || held(marks, y))
+                            .all(|(y, &ctx)| !ctx || held(marks, y))
                     };
                     if !inside {
                         continue;
@@ -262,7 +260,7 @@ impl Level {
                     continue;
                 }
                 let mv = &cr.moves[state as usize][l];
-                if mv.is_empty() || self.store.nodes(m).iter().all(|&x| held(marks, x)) {
+                if mv.is_empty() || self.store.nodes(m).all(|x| held(marks, x)) {
                     // (A match wholly inside is recorded only by an element that lives on.)
                     continue;
                 }

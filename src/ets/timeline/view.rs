@@ -101,7 +101,7 @@ impl Snapshot {
                         if step > t {
                             break;
                         }
-                        for &x in lv.match_nodes(m) {
+                        for x in lv.match_nodes(m) {
                             let s = &mut seen[x as usize];
                             if *s != mark {
                                 *s = mark;
@@ -116,18 +116,17 @@ impl Snapshot {
                             break;
                         }
                         let ns = lv.match_nodes(m);
-                        if !ns.iter().all(|&x| present_node(x)) {
+                        if !ns.clone().all(present_node) {
                             continue;
                         }
                         let mapped: SmallVec<[NodeId; 6]> = if k == 0 {
-                            SmallVec::from_slice(ns)
+                            ns.collect()
                         } else {
-                            ns.iter()
-                                .map(|&x| {
-                                    let b = lv.host().below(x);
-                                    index_below.get(&b).copied().unwrap_or(NodeId::MAX)
-                                })
-                                .collect()
+                            ns.map(|x| {
+                                let b = lv.host().below(x);
+                                index_below.get(&b).copied().unwrap_or(NodeId::MAX)
+                            })
+                            .collect()
                         };
                         if mapped.contains(&NodeId::MAX) {
                             continue;
@@ -393,7 +392,7 @@ fn level0_applications(lv: &crate::ets::timeline::Level, mids: &[MatchId]) -> Ve
         .iter()
         .map(|&m| Application {
             constraint: lv.constraint(m),
-            nodes: SmallVec::from_slice(lv.match_nodes(m)),
+            nodes: lv.match_nodes(m).collect(),
         })
         .collect();
     if applications.len() > 1 {
