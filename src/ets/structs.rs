@@ -51,6 +51,119 @@ const FREE: NodeId = NodeId::MAX;
 /// A terminal site closed: no process will ever leave it (the process it emits ends unobserved).
 const CLOSED: NodeId = NodeId::MAX - 1;
 
+/// The partner of each site slot, as an offset from the slot's own node in two bytes (a process
+/// joins primitives recorded close together: a struct observed in time order joins each to one
+/// of the last few hundred or thousand), or a mark: free, closed, or too far (kept in `far`).
+#[derive(Clone, Default)]
+struct Partners {
+    delta: Vec<i16>,
+    /// The partners more than two bytes away, by slot.
+    far: FxHashMap<u32, NodeId>,
+}
+
+/// No process at the slot.
+const D_FREE: i16 = i16::MIN;
+/// A closed terminal site.
+const D_CLOSED: i16 = i16::MIN + 1;
+/// The partner is in `Partners::far`.
+const D_FAR: i16 = i16::MIN + 2;
+
+impl Partners {
+    /// The partner of slot `k` of node `owner` (or `FREE`, `CLOSED`).
+    #[inline(always)]
+    fn get(&self, k: usize, owner: NodeId) -> NodeId {
+        Self::decode(self.delta[k], k, owner, &self.far)
+    }
+    /// [`Partners::get`] without the bound check.
+    ///
+    /// # Safety
+    /// `k < self.delta.len()`.
+    #[inline(always)]
+    unsafe fn get_unchecked(&self, k: usize, owner: NodeId) -> NodeId {
+        // SAFETY: `k < self.delta.len()` by this function's contract.
+        Self::decode(unsafe { *self.delta.get_unchecked(k) }, k, owner, &self.far)
+    }
+    #[inline(always)]
+    fn decode(d: i16, k: usize, owner: NodeId, far: &FxHashMap<u32, NodeId>) -> NodeId {
+        if d > D_FAR {
+            owner.wrapping_add_signed(d as i32)
+        } else if d == D_FREE {
+            FREE
+        } else if d == D_CLOSED {
+            CLOSED
+        } else {
+            Self::far_of(far, k)
+        }
+    }
+    #[cold]
+    fn far_of(far: &FxHashMap<u32, NodeId>, k: usize) -> NodeId {
+        far.get(&(k as u32)).copied().unwrap_or(FREE)
+    }
+    /// Sets the partner of slot `k` of node `owner` to `m` (or `FREE`, `CLOSED`).
+    #[inline]
+    fn set(&mut self, k: usize, owner: NodeId, m: NodeId) {
+        let d = match m {
+            FREE => D_FREE,
+            CLOSED => D_CLOSED,
+            _ => match i16::try_from(m as i64 - owner as i64) {
+                Ok(d) if d > D_FAR => d,
+                _ => {
+                    self.far.insert(k as u32, m);
+                    D_FAR
+                }
+            },
+        };
+        if self.delta[k] == D_FAR && d != D_FAR {
+            self.far.remove(&(k as u32));
+        }
+        self.delta[k] = d;
+    }
+    /// Whether slot `k` is free.
+    #[inline]
+    fn is_free(&self, k: usize) -> bool {
+        self.delta[k] == D_FREE
+    }
+    /// How many of the slots `range` hold a process.
+    fn processes_in(&self, range: std::ops::Range<usize>) -> usize {
+        self.delta[range]
+            .iter()
+            .filter(|&&d| d != D_FREE && d != D_CLOSED)
+            .count()
+    }
+    /// How many of the slots `range` are free.
+    fn free_in(&self, range: std::ops::Range<usize>) -> usize {
+        self.delta[range].iter().filter(|&&d| d == D_FREE).count()
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        self.delta.len()
+    }
+    /// Room for `n` more slots, then `n` free ones.
+    #[inline]
+    fn push_free(&mut self, n: usize) {
+        grow(&mut self.delta, n);
+        if n <= 8 {
+            // Copies of a short constant: cheaper than a fill loop for the usual few sites.
+            self.delta.extend_from_slice(&[D_FREE; 8][..n]);
+        } else {
+            self.delta.resize(self.delta.len() + n, D_FREE);
+        }
+    }
+    fn truncate(&mut self, len: usize) {
+        self.delta.truncate(len);
+        if !self.far.is_empty() {
+            self.far.retain(|&k, _| (k as usize) < len);
+        }
+    }
+    fn shrink_to_fit(&mut self) {
+        self.delta.shrink_to_fit();
+        self.far.shrink_to_fit();
+    }
+    fn heap_bytes(&self) -> usize {
+        self.delta.capacity() * 2 + self.far.capacity() * (std::mem::size_of::<(u32, NodeId)>() + 1)
+    }
+}
+
 /// A struct (§3.3.2): a temporal DAG of concrete primitives over an [`Alphabet`].
 ///
 /// Stored as site slots: every primitive owns one slot per initial site, then one per terminal
@@ -71,8 +184,8 @@ pub struct Struct {
     kinds: Vec<u16>,
     /// First slot of each node, and one past the last slot at the end.
     first_slot: Vec<u32>,
-    /// Per slot: the partner node, or `FREE`.
-    slot_node: Vec<NodeId>,
+    /// Per slot: the partner node, or `FREE`, `CLOSED`.
+    slot_node: Partners,
     /// Per slot: the partner's site (a side of a primitive has at most 256 sites).
     slot_site: Vec<u8>,
     processes: usize,
@@ -134,7 +247,10 @@ impl Struct {
             one_class,
             kinds: Vec::with_capacity(primitives),
             first_slot,
-            slot_node: Vec::with_capacity(processes * 2),
+            slot_node: Partners {
+                delta: Vec::with_capacity(processes * 2),
+                far: FxHashMap::default(),
+            },
             slot_site: Vec::with_capacity(processes * 2),
             processes: 0,
             rank: Vec::new(),
@@ -202,15 +318,13 @@ impl Struct {
         }
         grow(&mut self.kinds, 1);
         grow(&mut self.first_slot, 1);
-        grow(&mut self.slot_node, slots);
         grow(&mut self.slot_site, slots);
         self.kinds.push(kind.0 as u16);
+        self.slot_node.push_free(slots);
         if slots <= 8 {
             // Copies of a short constant: cheaper than a fill loop for the usual few sites.
-            self.slot_node.extend_from_slice(&[FREE; 8][..slots]);
             self.slot_site.extend_from_slice(&[0; 8][..slots]);
         } else {
-            self.slot_node.resize(end, FREE);
             self.slot_site.resize(end, 0);
         }
         self.first_slot.push(end as u32);
@@ -322,9 +436,9 @@ impl Struct {
         if let Some((a, b)) = self.free_pair(from, from_site, to, to_site)
             && self.rank_of(from) < self.rank_of(to)
         {
-            self.slot_node[a] = to;
+            self.slot_node.set(a, from, to);
             self.slot_site[a] = to_site as u8;
-            self.slot_node[b] = from;
+            self.slot_node.set(b, to, from);
             self.slot_site[b] = from_site as u8;
             self.processes += 1;
             return Ok(());
@@ -349,9 +463,9 @@ impl Struct {
         })?;
         let a = self.terminal_slot(from, from_site).expect("checked");
         let b = self.initial_slot(to, to_site).expect("checked");
-        self.slot_node[a] = to;
+        self.slot_node.set(a, from, to);
         self.slot_site[a] = to_site as u8;
-        self.slot_node[b] = from;
+        self.slot_node.set(b, to, from);
         self.slot_site[b] = from_site as u8;
         self.processes += 1;
         Ok(())
@@ -480,9 +594,9 @@ impl Struct {
         let a = self.first_slot[from as usize] as usize + nif as usize + from_site;
         let b = self.first_slot[to as usize] as usize + to_site;
         ((self.one_class || self.site_class[kf][nif as usize + from_site] == self.site_class[kt][to_site])
-            && self.slot_node[a] == FREE
-            && self.slot_node[b] == FREE)
-            .then_some((a, b))
+            && self.slot_node.is_free(a)
+            && self.slot_node.is_free(b))
+        .then_some((a, b))
     }
 
     /// The primitive (and its initial site) that terminal site `site` of `n` feeds, if any (none
@@ -538,7 +652,12 @@ impl Struct {
         debug_assert!(k < self.slot_node.len() && k < self.slot_site.len());
         // SAFETY: `offset + site < ni + nt`, so `k` is one of the node's slots, all pushed when it
         // was added (this function's contract).
-        let (m, s) = unsafe { (*self.slot_node.get_unchecked(k), *self.slot_site.get_unchecked(k)) };
+        let (m, s) = unsafe {
+            (
+                self.slot_node.get_unchecked(k, n as NodeId),
+                *self.slot_site.get_unchecked(k),
+            )
+        };
         (m < CLOSED).then_some((m, s as usize))
     }
 
@@ -561,7 +680,7 @@ impl Struct {
         let (ni, nt) = self.shape[self.kinds[n as usize] as usize];
         let base = self.first_slot[n as usize] as usize + ni as usize;
         (0..nt as usize).filter_map(move |s| {
-            let m = self.slot_node[base + s];
+            let m = self.slot_node.get(base + s, n);
             (m < CLOSED).then(|| {
                 (
                     Process {
@@ -579,7 +698,7 @@ impl Struct {
         let (ni, _) = self.shape[self.kinds[n as usize] as usize];
         let base = self.first_slot[n as usize] as usize;
         (0..ni as usize).filter_map(move |s| {
-            let m = self.slot_node[base + s];
+            let m = self.slot_node.get(base + s, n);
             (m < CLOSED).then(|| {
                 (
                     m,
@@ -662,7 +781,7 @@ impl Struct {
     /// Whether terminal site `site` of `n` is open: it feeds no process and is not closed.
     #[inline]
     pub fn terminal_open(&self, n: NodeId, site: usize) -> bool {
-        self.terminal_slot(n, site).is_some_and(|k| self.slot_node[k] == FREE)
+        self.terminal_slot(n, site).is_some_and(|k| self.slot_node.is_free(k))
     }
 
     /// How many terminal sites of `n` are open.
@@ -670,10 +789,7 @@ impl Struct {
     pub fn open_terminal_count(&self, n: NodeId) -> usize {
         let (ni, nt) = self.shape[self.kinds[n as usize] as usize];
         let base = self.first_slot[n as usize] as usize + ni as usize;
-        self.slot_node[base..base + nt as usize]
-            .iter()
-            .filter(|&&m| m == FREE)
-            .count()
+        self.slot_node.free_in(base..base + nt as usize)
     }
 
     /// Closes terminal site `site` of `n`: no process will leave it (what it emits ends
@@ -688,9 +804,9 @@ impl Struct {
                 site,
             });
         };
-        match self.slot_node[k] {
+        match self.slot_node.get(k, n) {
             FREE => {
-                self.slot_node[k] = CLOSED;
+                self.slot_node.set(k, n, CLOSED);
                 Ok(())
             }
             CLOSED => Ok(()),
@@ -706,7 +822,7 @@ impl Struct {
     /// the struct: the site is free again.
     pub(crate) fn free_terminal(&mut self, n: NodeId, site: usize) {
         if let Some(k) = self.terminal_slot(n, site) {
-            self.slot_node[k] = FREE;
+            self.slot_node.set(k, n, FREE);
             self.slot_site[k] = 0;
         }
     }
@@ -720,10 +836,7 @@ impl Struct {
         for n in len..self.len() {
             let (ni, _) = self.shape[self.kinds[n] as usize];
             let base = self.first_slot[n] as usize;
-            self.processes -= self.slot_node[base..base + ni as usize]
-                .iter()
-                .filter(|&&m| m < CLOSED)
-                .count();
+            self.processes -= self.slot_node.processes_in(base..base + ni as usize);
             let k = self.kinds[n] as usize;
             if let Some(by_kind) = self.by_kind.get_mut()
                 && by_kind[k].last() == Some(&(n as NodeId))
@@ -793,7 +906,7 @@ impl Struct {
     pub fn heap_bytes(&self) -> usize {
         self.kinds.capacity() * 2
             + self.first_slot.capacity() * 4
-            + self.slot_node.capacity() * 4
+            + self.slot_node.heap_bytes()
             + self.slot_site.capacity()
             + self.rank.capacity() * 4
             + self.ids.capacity() * 8
@@ -936,6 +1049,42 @@ mod tests {
         assert_eq!(s.successor(b, 0), None);
         assert_eq!(s.outgoing(a).count(), 1);
         assert_eq!(s.incoming(b).count(), 1);
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "forty thousand primitives")]
+    fn partners_too_far_for_two_bytes_are_kept_whole() {
+        let al = Arc::new(bank::alphabet());
+        let mut s = Struct::new(al.clone());
+        let (w, sp, arrive) = (kind(&al, "withdraw"), kind(&al, "spend"), kind(&al, "arrive"));
+        let money = al.primitive(w).terminal_index("money").unwrap();
+        let into = al.primitive(sp).initial_index("money").unwrap();
+        let a = s.add_primitive(w).unwrap();
+        for _ in 0..40_000 {
+            s.add_primitive(arrive).unwrap();
+        }
+        let near = s.add_primitive(w).unwrap();
+        let b = s.add_primitive(sp).unwrap();
+        s.connect(a, money, b, into).unwrap();
+        // Both slots of the process are forty thousand nodes from their own: kept whole.
+        assert_eq!(s.slot_node.far.len(), 2);
+        assert_eq!(s.successor(a, money), Some((b, into)));
+        assert_eq!(s.predecessor(b, into), Some((a, money)));
+        assert_eq!(s.outgoing(a).map(|(_, m)| m).collect::<Vec<_>>(), [b]);
+        assert_eq!(s.incoming(b).map(|(m, _)| m).collect::<Vec<_>>(), [a]);
+        assert!(!s.terminal_open(a, money));
+        // Undo of `b`: the far partners leave with it, and the site of `a` is free again.
+        s.truncate(b as usize);
+        s.free_terminal(a, money);
+        assert!(s.slot_node.far.is_empty());
+        assert_eq!(s.process_count(), 0);
+        assert!(s.terminal_open(a, money));
+        let b = s.add_primitive(sp).unwrap();
+        s.connect(near, money, b, into).unwrap();
+        assert!(s.slot_node.far.is_empty());
+        assert_eq!(s.predecessor(b, into), Some((near, money)));
+        s.close_terminal(a, money).unwrap();
+        assert!(!s.terminal_open(a, money) && s.successor(a, money).is_none());
     }
 
     #[test]
