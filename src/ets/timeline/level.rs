@@ -332,7 +332,7 @@ pub struct Level {
     /// Level 0: the first match anchored at each primitive (matches are found at their latest
     /// primitive, in node order), and one entry more; taken out during a step
     /// (`Timeline::level0_step`).
-    pub(crate) anchors: Vec<u32>,
+    pub(crate) anchors: super::runs::Anchors,
     /// Level 0: each step's first primitive (what finds the images of [`super::runs`]).
     pub(crate) starts: Vec<NodeId>,
 }
@@ -371,7 +371,13 @@ impl Level {
             flood_mark: Vec::new(),
             trial: super::trial::Trial::new(),
             memo: Default::default(),
-            anchors: if n == 0 { vec![0] } else { Vec::new() },
+            anchors: {
+                let mut a = super::runs::Anchors::new();
+                if n == 0 {
+                    a.push(0);
+                }
+                a
+            },
             starts: Vec::new(),
         }
     }

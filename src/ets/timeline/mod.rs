@@ -401,7 +401,7 @@ impl Timeline {
     pub fn memory(&self) -> TimelineMemory {
         TimelineMemory {
             strukt: self.strukt.heap_bytes(),
-            anchors: self.levels[0].anchors.capacity() * 4 + self.levels[0].starts.capacity() * 4,
+            anchors: self.levels[0].anchors.heap_bytes() + self.levels[0].starts.capacity() * 4,
             journal: self.log.as_ref().map_or(0, |l| {
                 l.capacity() * std::mem::size_of::<StepLog>() + l.iter().map(StepLog::heap_bytes).sum::<usize>()
             }) + self.deltas.capacity() * std::mem::size_of::<Vec<LevelDelta>>()
@@ -554,7 +554,7 @@ impl Timeline {
             if self.repeats.is_clean(first_node, n) {
                 // The images of the matches anchored at the primitive it repeats.
                 let p = repeats::original(starts, n);
-                for m in anchors[p as usize]..anchors[p as usize + 1] {
+                for m in anchors.get(p as usize)..anchors.get(p as usize + 1) {
                     flat.clear();
                     flat.extend(lv.store.nodes(m).map(|x| repeats::image(starts, x)));
                     least = flat.iter().copied().fold(least, NodeId::min);
@@ -974,9 +974,9 @@ fn diameter(p: &super::matching::Pattern) -> usize {
 /// `reach` is `usize::MAX` when a pattern of the level is in unconnected parts (the DSL allows it,
 /// with a warning): such a match may hold `x` and be anchored anywhere after it, unlinked to it,
 /// so every match anchored at or after `x` is listed.
-fn matches_near(s: &Struct, by_anchor: &[u32], reach: usize, x: NodeId, out: &mut Vec<MatchId>) {
+fn matches_near(s: &Struct, by_anchor: &runs::Anchors, reach: usize, x: NodeId, out: &mut Vec<MatchId>) {
     if reach == usize::MAX {
-        let (Some(&a), Some(&b)) = (by_anchor.get(x as usize), by_anchor.last()) else {
+        let (Some(a), Some(b)) = (by_anchor.try_get(x as usize), by_anchor.last()) else {
             return;
         };
         out.extend(a..b);
@@ -1008,7 +1008,7 @@ fn matches_near(s: &Struct, by_anchor: &[u32], reach: usize, x: NodeId, out: &mu
     }
     // The matches anchored at a primitive of the neighbourhood at or after x, in node order.
     for &y in seen.iter().filter(|&&y| y >= x) {
-        let (Some(&a), Some(&b)) = (by_anchor.get(y as usize), by_anchor.get(y as usize + 1)) else {
+        let (Some(a), Some(b)) = (by_anchor.try_get(y as usize), by_anchor.try_get(y as usize + 1)) else {
             continue;
         };
         out.extend(a..b);

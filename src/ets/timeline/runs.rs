@@ -29,6 +29,7 @@
 //! happen), writes that run out first.
 
 use super::level::{Elem, Level};
+use crate::ets::growth::grow;
 use crate::ets::ids::{ElementId, MatchId, NodeId};
 use smallvec::SmallVec;
 use std::borrow::Cow;
@@ -37,26 +38,126 @@ use std::borrow::Cow;
 /// the number of the element's written nodes when it was taken).
 pub(crate) const IMAGE: u32 = 1 << 31;
 
+/// Level 0's first match anchored at each primitive, and one entry more (non-decreasing: matches
+/// are found at their latest primitive, in node order). Kept as a four-byte base per block of
+/// [`ANCHOR_BLOCK`] primitives and a two-byte offset from it per primitive, until an offset does not
+/// fit (more than 65,535 matches anchored in one block): then four bytes each.
+#[derive(Debug, Clone)]
+pub(crate) enum Anchors {
+    Narrow { base: Vec<u32>, off: Vec<u16> },
+    Wide(Vec<u32>),
+}
+
+/// Primitives per block of [`Anchors`].
+const ANCHOR_BLOCK: usize = 64;
+
+impl Default for Anchors {
+    fn default() -> Self {
+        Anchors::new()
+    }
+}
+
+impl Anchors {
+    /// No entry.
+    pub(crate) const fn new() -> Self {
+        Anchors::Narrow {
+            base: Vec::new(),
+            off: Vec::new(),
+        }
+    }
+    /// Entry `p`.
+    #[inline]
+    pub(crate) fn get(&self, p: usize) -> u32 {
+        match self {
+            Anchors::Narrow { base, off } => base[p / ANCHOR_BLOCK] + off[p] as u32,
+            Anchors::Wide(v) => v[p],
+        }
+    }
+    /// Entry `p`, if there is one.
+    #[inline]
+    pub(crate) fn try_get(&self, p: usize) -> Option<u32> {
+        (p < self.len()).then(|| self.get(p))
+    }
+    /// The last entry.
+    pub(crate) fn last(&self) -> Option<u32> {
+        self.len().checked_sub(1).map(|p| self.get(p))
+    }
+    /// Number of entries.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Anchors::Narrow { off, .. } => off.len(),
+            Anchors::Wide(v) => v.len(),
+        }
+    }
+    /// Appends an entry.
+    pub(crate) fn push(&mut self, v: u32) {
+        if let Anchors::Narrow { base, off } = self {
+            let p = off.len();
+            if p % ANCHOR_BLOCK == 0 {
+                grow(base, 1);
+                base.push(v);
+            }
+            if let Some(d) = v
+                .checked_sub(base[p / ANCHOR_BLOCK])
+                .and_then(|d| u16::try_from(d).ok())
+            {
+                grow(off, 1);
+                off.push(d);
+                return;
+            }
+            if p % ANCHOR_BLOCK == 0 {
+                base.pop();
+            }
+            *self = Anchors::Wide((0..p).map(|q| self.get(q)).collect());
+        }
+        if let Anchors::Wide(w) = self {
+            grow(w, 1);
+            w.push(v);
+        }
+    }
+    /// Keeps the first `n` entries.
+    pub(crate) fn truncate(&mut self, n: usize) {
+        match self {
+            Anchors::Narrow { base, off } => {
+                off.truncate(n);
+                base.truncate(n.div_ceil(ANCHOR_BLOCK));
+            }
+            Anchors::Wide(v) => v.truncate(n),
+        }
+    }
+    /// Heap bytes held.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        match self {
+            Anchors::Narrow { base, off } => base.capacity() * 4 + off.capacity() * 2,
+            Anchors::Wide(v) => v.capacity() * 4,
+        }
+    }
+}
+
+/// No anchors (what [`Shifts::NONE`] names).
+static NO_ANCHORS: Anchors = Anchors::new();
+
 /// What finds images at level 0: each step's first primitive, and each primitive's first
 /// anchored match (one entry more than primitives).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Shifts<'a> {
     pub(crate) starts: &'a [NodeId],
-    pub(crate) anchors: &'a [u32],
+    pub(crate) anchors: &'a Anchors,
 }
 
 impl Shifts<'_> {
     /// No images to find (a level above 0, whose runs are all written).
     pub(crate) const NONE: Shifts<'static> = Shifts {
         starts: &[],
-        anchors: &[],
+        anchors: &NO_ANCHORS,
     };
 
     /// The image at step `t` of match `m`, formed at step `s` < `t` and anchored at `p`.
     #[inline]
     pub(crate) fn image(&self, m: MatchId, p: NodeId, s: u32, t: u32) -> MatchId {
         let q = p - self.starts[s as usize] + self.starts[t as usize];
-        self.anchors[q as usize] + (m - self.anchors[p as usize])
+        self.anchors.get(q as usize) + (m - self.anchors.get(p as usize))
     }
 }
 
@@ -146,14 +247,14 @@ impl Level {
                 for i in r {
                     let m = el.apps[i];
                     let p = self.anchor(m);
-                    tpl.push((m - sh.anchors[p as usize], p - sh.starts[s as usize], el.sets[i]));
+                    tpl.push((m - sh.anchors.get(p as usize), p - sh.starts[s as usize], el.sets[i]));
                 }
                 for u in s + 1..=t {
                     buf.clear();
                     let base = sh.starts[u as usize];
                     buf.extend(
                         tpl.iter()
-                            .map(|&(k, off, set)| (sh.anchors[(base + off) as usize] + k, set)),
+                            .map(|&(k, off, set)| (sh.anchors.get((base + off) as usize) + k, set)),
                     );
                     f(u, Some(x & !IMAGE), &buf);
                 }
@@ -325,6 +426,38 @@ mod tests {
     use crate::ets::timeline::Timeline;
     use crate::ets::{Alphabet, ConstraintSet, PatternBuilder, Schedule, Setting};
     use std::sync::Arc;
+
+    proptest::proptest! {
+        /// The anchors read back as a list of the same entries, in two bytes while the offsets
+        /// fit, in four from the first that does not, through truncations.
+        #[test]
+        fn anchors_are_the_list_they_hold(
+            steps in proptest::collection::vec((0u32..3_000, proptest::bool::weighted(0.02)), 0..400),
+            cut in 0usize..400,
+        ) {
+            let (mut a, mut v) = (Anchors::new(), Vec::new());
+            let mut x = 0u32;
+            for (i, &(d, jump)) in steps.iter().enumerate() {
+                x += if jump { 70_000 } else { d };
+                a.push(x);
+                v.push(x);
+                if i == cut {
+                    a.truncate(cut / 2);
+                    v.truncate(cut / 2);
+                    x = v.last().copied().unwrap_or(0);
+                }
+            }
+            proptest::prop_assert_eq!(a.len(), v.len());
+            proptest::prop_assert_eq!(a.last(), v.last().copied());
+            for (p, &y) in v.iter().enumerate() {
+                proptest::prop_assert_eq!(a.get(p), y);
+            }
+            proptest::prop_assert_eq!(a.try_get(v.len()), None);
+            // An offset past two bytes from its block's first entry widens the table.
+            let needs_wide = v.chunks(ANCHOR_BLOCK).any(|c| c[c.len() - 1] - c[0] > u16::MAX as u32);
+            proptest::prop_assert!(!needs_wide || matches!(a, Anchors::Wide(_)));
+        }
+    }
 
     /// A chain r → a → a → …, one `a` a step, and a class that takes the start, then every link.
     fn chain(steps: usize, repeats: bool) -> Timeline {
