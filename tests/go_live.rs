@@ -51,12 +51,33 @@ fn lives(g: &ets::go::classify::GoTimeline) -> String {
     serde_json::to_string(&g.timeline_json(true)).unwrap()
 }
 
-/// Level 0's elements, each with its applications (step, set) and its nodes, in order.
-type Lists = Vec<(Vec<(u32, u32, u8)>, Vec<u32>)>;
+/// Level 0's elements, each with its applications (step, set) and its nodes, in order; then the
+/// applications of every element of the levels above that is not stillborn.
+type Lists = (Vec<(Vec<(u32, u32, u8)>, Vec<u32>)>, Vec<Vec<u32>>);
 fn level0_lists(g: &ets::go::classify::GoTimeline) -> Lists {
     let l = g.timeline().level(0);
-    (0..l.elements().len() as u32)
+    let above = elements_above(g, false);
+    let level0 = (0..l.elements().len() as u32)
         .map(|e| (l.applications_with_steps_and_sets(e), l.nodes(e).into_owned()))
+        .collect();
+    (level0, above)
+}
+
+/// The applications of each element of the levels above 0, stillborn ones (`stillborn`: of a
+/// stillborn element of an earlier step, what a rebirth reads of it, its applications of start
+/// sets) or not (an empty list in the place of the others).
+fn elements_above(g: &ets::go::classify::GoTimeline, stillborn: bool) -> Vec<Vec<u32>> {
+    g.timeline().levels()[1..]
+        .iter()
+        .flat_map(|l| {
+            (0..l.elements().len() as u32).map(move |e| {
+                if l.element(e).is_stillborn() == stillborn {
+                    l.applications(e).into_owned()
+                } else {
+                    Vec::new()
+                }
+            })
+        })
         .collect()
 }
 
@@ -119,6 +140,7 @@ fn undo_restores_the_game_and_its_classification() {
         let before = (
             lives(g.classification()),
             level0_lists(g.classification()),
+            elements_above(g.classification(), true),
             g.board().ascii(),
             g.to_move(),
             g.prisoners(),
@@ -134,6 +156,7 @@ fn undo_restores_the_game_and_its_classification() {
             (
                 lives(g.classification()),
                 level0_lists(g.classification()),
+                elements_above(g.classification(), true),
                 g.board().ascii(),
                 g.to_move(),
                 g.prisoners()
@@ -151,6 +174,7 @@ fn undo_restores_the_game_and_its_classification() {
             h.play_move(m.point.map_or(Move::Pass, Move::Play)).unwrap();
         }
         assert_eq!(lives(g.classification()), lives(h.classification()));
+        assert!(elements_above(g.classification(), true) == elements_above(h.classification(), true));
         assert!(level0_lists(g.classification()) == level0_lists(h.classification()));
     }
 }

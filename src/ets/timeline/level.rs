@@ -23,7 +23,7 @@
 //! Each application records the step it was made at (the formative history of §5.1.1).
 
 use crate::ets::growth::grow;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use smallvec::SmallVec;
 
 use super::classes::{ClassTable, RECORDED};
@@ -68,9 +68,6 @@ pub struct Elem {
     pub(crate) merged_into: u32,
     pub(crate) end_kind: EndKind,
     pub(crate) apps: Vec<MatchId>,
-    /// Indexes in `apps` (increasing) of the applications whose constraint starts some class:
-    /// the only ones a rebirth offers again ([`Level::derive`]; levels n ≥ 1 only, empty at level 0).
-    pub(crate) start_apps: Vec<u32>,
     pub(crate) sets: Vec<u8>,
     /// Runs of applications made at one step: `(step, index of the run's first application)`.
     pub(crate) runs: Vec<(u32, u32)>,
@@ -163,7 +160,6 @@ impl Elem {
             merged_into: NONE,
             end_kind: EndKind::Living,
             apps: Vec::new(),
-            start_apps: Vec::new(),
             sets: Vec::new(),
             runs: Vec::new(),
             nodes: Vec::new(),
@@ -278,6 +274,12 @@ pub struct Level {
     pub(crate) node_stillborn: Vec<SmallVec<[ElementId; 2]>>,
     /// The nodes whose `node_stillborn` list grew, in order (undo pops them).
     pub(crate) still_log: Vec<NodeId>,
+    /// Levels n ≥ 1: the stillborn elements of earlier steps that applied start sets, in element
+    /// order, each with its first application of a start set in `still_apps` (what a rebirth
+    /// reads of them; their own lists are emptied when their step ends).
+    pub(crate) still_starts: Vec<(ElementId, u32)>,
+    /// The applications of start sets of the elements of `still_starts`, in order.
+    pub(crate) still_apps: Vec<MatchId>,
     /// Level n ≥ 1: per node, the matches holding it (any position).
     pub(crate) index: Vec<SmallVec<[MatchId; 4]>>,
     /// Number of nodes before the current step (level n: its host's; level 0: the struct's).
@@ -347,6 +349,8 @@ impl Level {
             node_holders: NodeHolders::default(),
             node_stillborn: Vec::new(),
             still_log: Vec::new(),
+            still_starts: Vec::new(),
+            still_apps: Vec::new(),
             index: Vec::new(),
             node_holders_before: 0,
             host: LevelHost::default(),
@@ -430,13 +434,35 @@ impl Level {
     pub fn holders_of_node(&self, x: NodeId) -> super::HolderList<'_> {
         self.node_holders.get(x as usize)
     }
+    /// Whether match `m`'s constraint starts some class, at a level with rebirths (n ≥ 1): what
+    /// a rebirth offers again of the elements that applied it ([`Level::derive`]).
+    #[inline]
+    fn starts_a_class(&self, m: MatchId) -> bool {
+        self.n > 0 && !self.table.starters[self.store.constraint(m).0 as usize].is_empty()
+    }
+
+    /// A stillborn element's applications of start sets, once its step has ended (what a rebirth
+    /// offers again).
+    pub(crate) fn stillborn_starts(&self, e: ElementId) -> &[MatchId] {
+        let k = self.still_starts.partition_point(|s| s.0 < e);
+        match self.still_starts.get(k) {
+            Some(&(f, i)) if f == e => {
+                let end = self
+                    .still_starts
+                    .get(k + 1)
+                    .map_or(self.still_apps.len(), |s| s.1 as usize);
+                &self.still_apps[i as usize..end]
+            }
+            _ => &[],
+        }
+    }
+
     /// Releases spare capacity: the matches, the elements' lists and the per-node lists.
     pub(crate) fn shrink_to_fit(&mut self) {
         self.store.shrink_to_fit();
         self.elems.shrink_to_fit();
         for el in &mut self.elems {
             el.apps.shrink_to_fit();
-            el.start_apps.shrink_to_fit();
             el.sets.shrink_to_fit();
             el.runs.shrink_to_fit();
             el.nodes.shrink_to_fit();
@@ -460,7 +486,6 @@ impl Level {
         let mut element_lists = 0;
         for e in &self.elems {
             element_lists += e.apps.capacity() * 4
-                + e.start_apps.capacity() * 4
                 + e.sets.capacity()
                 + e.runs.capacity() * 8
                 + e.nodes.capacity() * 4
@@ -480,7 +505,10 @@ impl Level {
             node_holders: self.node_holders.heap_bytes(),
             elements,
             element_lists,
-            stillborn: spill(&self.node_stillborn) + self.still_log.capacity() * 4,
+            stillborn: spill(&self.node_stillborn)
+                + self.still_log.capacity() * 4
+                + self.still_starts.capacity() * 8
+                + self.still_apps.capacity() * 4,
             index: spill(&self.index),
             host: self.host.heap_bytes(),
             memo: self.memo.heap_bytes() + self.trial.heap_bytes(),
@@ -674,7 +702,6 @@ impl Level {
         el.merged_into = s.merged_into;
         el.end_kind = s.end_kind;
         el.apps.truncate(s.apps as usize);
-        truncate_indexes(&mut el.start_apps, s.apps);
         el.sets.truncate(s.apps as usize);
         el.runs.truncate(s.runs as usize);
         // An entry of image runs ends at the element's last step ([`super::runs`]).
@@ -756,11 +783,6 @@ impl Level {
         self.applies_at(e, t);
         {
             let el = &mut self.elems[e as usize];
-            let idx = el.apps.len() as u32;
-            // Only a rebirth reads these, and rebirths happen at levels n ≥ 1 (`derive`).
-            if self.n > 0 && !self.table.starters[self.store.constraint(m).0 as usize].is_empty() {
-                el.start_apps.push(idx);
-            }
             grow(&mut el.apps, 1);
             grow(&mut el.sets, 1);
             el.apps.push(m);
@@ -1295,7 +1317,6 @@ impl Level {
         let f = self.elems.len() as ElementId;
         let mut nf = el.clone();
         nf.apps.truncate(i);
-        truncate_indexes(&mut nf.start_apps, i as u32);
         nf.sets.truncate(i);
         nf.runs.retain(|r| (r.1 as usize) < i);
         nf.nodes.clear();
@@ -1455,8 +1476,12 @@ impl Level {
             let mut again: Vec<MatchId> = Vec::new();
             for e in dead {
                 let el = &self.elems[e as usize];
-                for &j in &el.start_apps {
-                    let m = el.apps[j as usize];
+                let starts: SmallVec<[MatchId; 8]> = if el.stillborn && el.apps.is_empty() {
+                    SmallVec::from_slice(self.stillborn_starts(e))
+                } else {
+                    el.apps.iter().copied().filter(|&m| self.starts_a_class(m)).collect()
+                };
+                for m in starts {
                     if m < cx.first_new && self.offered[m as usize] != self.offer_gen {
                         self.offered[m as usize] = self.offer_gen;
                         again.push(m);
@@ -2031,8 +2056,18 @@ impl Level {
             let apps = std::mem::take(&mut el.apps);
             let nodes = std::mem::take(&mut el.nodes);
             // Kept for a rebirth (levels n ≥ 1): the applications that start a class, in order.
-            el.apps = el.start_apps.iter().map(|&j| apps[j as usize]).collect();
-            el.start_apps = (0..el.apps.len() as u32).collect();
+            let starts = apps.iter().filter(|&&m| self.starts_a_class(m)).count();
+            if starts > 0 {
+                grow(&mut self.still_starts, 1);
+                self.still_starts.push((e, self.still_apps.len() as u32));
+                grow(&mut self.still_apps, starts);
+                for &m in &apps {
+                    if self.starts_a_class(m) {
+                        self.still_apps.push(m);
+                    }
+                }
+            }
+            let el = &mut self.elems[e as usize];
             let rebirths = self.n > 0;
             el.sets = Vec::new();
             el.runs = Vec::new();
@@ -2113,12 +2148,11 @@ pub(crate) enum Replay {
 pub(crate) fn truncate_elements(level: &mut Level, n: usize) {
     level.elems.truncate(n);
     level.above.truncate(n);
-}
-
-#[allow(dead_code)]
-fn _assert(_: FxHashMap<u32, u32>) {}
-
-/// Drops the indexes (increasing) that are `len` or more.
-fn truncate_indexes(v: &mut Vec<u32>, len: u32) {
-    v.truncate(v.partition_point(|&j| j < len));
+    while let Some(&(e, i)) = level.still_starts.last() {
+        if (e as usize) < n {
+            break;
+        }
+        level.still_starts.pop();
+        level.still_apps.truncate(i as usize);
+    }
 }

@@ -310,6 +310,10 @@ impl Level {
     /// Element `e`'s applications (match ids of this level), in the order it made them.
     pub fn applications(&self, e: ElementId) -> Cow<'_, [MatchId]> {
         let el = &self.elems[e as usize];
+        if el.stillborn && el.apps.is_empty() {
+            // Of a stillborn element of an earlier step, what a rebirth reads.
+            return Cow::Borrowed(self.stillborn_starts(e));
+        }
         if !el.has_images() {
             return Cow::Borrowed(&el.apps);
         }

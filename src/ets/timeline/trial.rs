@@ -118,7 +118,6 @@ impl Level {
             self.memo.cover(d.apps[j as usize], cls);
         }
         el.apps = d.apps;
-        el.start_apps = d.start_apps;
         el.nodes = d.nodes;
         let e = self.push_element(el);
         self.touched_now.push(e);
