@@ -1302,7 +1302,7 @@ impl Level {
         // node shared).
         let mut held: SmallVec<[NodeId; 16]> = SmallVec::new();
         for &a in &el.apps[..i] {
-            held.extend(self.store.nodes(a));
+            self.store.nodes(a).for_each(|x| held.push(x));
         }
         let part = self.table.part(self.store.constraint(m));
         let mut nodes = self.store.nodes(m);

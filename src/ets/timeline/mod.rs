@@ -556,7 +556,7 @@ impl Timeline {
                 let p = repeats::original(starts, n);
                 for m in anchors.get(p as usize)..anchors.get(p as usize + 1) {
                     flat.clear();
-                    flat.extend(lv.store.nodes(m).map(|x| repeats::image(starts, x)));
+                    lv.store.nodes(m).for_each(|x| flat.push(repeats::image(starts, x)));
                     least = flat.iter().copied().fold(least, NodeId::min);
                     lv.store.push(lv.store.constraint(m), &flat, t);
                 }
@@ -1146,7 +1146,7 @@ fn derive_n(
         };
         for m in ms {
             nodes.clear();
-            nodes.extend(lv.store.nodes(m));
+            lv.store.nodes(m).for_each(|x| nodes.push(x));
             for &y in &nodes {
                 if y == x {
                     continue;

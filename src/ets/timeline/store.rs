@@ -201,7 +201,7 @@ impl MatchStore {
         self.constraint.get(m as usize)
     }
     /// The nodes of match `m`, in its constraint's variable order.
-    #[inline]
+    #[inline(always)]
     pub fn nodes(&self, m: MatchId) -> MatchNodes<'_> {
         let i = m as usize;
         let end = self.end[i];
