@@ -72,7 +72,8 @@ pub struct Elem {
     /// Runs of applications made at one step: `(step, index of the run's first application)`.
     pub(crate) runs: Vec<(u32, u32)>,
     pub(crate) nodes: Vec<NodeId>,
-    pub(crate) pending: Vec<MatchId>,
+    /// Matches offered that its state could use later (most elements have none).
+    pub(crate) pending: Pending,
     /// Level 0: how many of its primitives have an open terminal site.
     pub(crate) open: u32,
     /// Level 0: the step of its latest primitive.
@@ -95,6 +96,45 @@ pub struct Elem {
     /// (`super::repeats`), at consecutive steps.
     pub(crate) rep_at: u32,
     pub(crate) rep_len: u32,
+}
+
+/// An element's pending matches: nothing while there are none (an element record is a pointer
+/// smaller than with a list of its own; most have none, and two thirds of level 1's are
+/// stillborn).
+#[derive(Debug, Clone, Default)]
+#[expect(
+    clippy::box_collection,
+    reason = "one pointer in every element record, a list in the few that have one"
+)]
+pub(crate) struct Pending(Option<Box<Vec<MatchId>>>);
+
+impl std::ops::Deref for Pending {
+    type Target = [MatchId];
+    #[inline]
+    fn deref(&self) -> &[MatchId] {
+        self.0.as_deref().map_or(&[], |v| v.as_slice())
+    }
+}
+
+impl Pending {
+    /// Appends `m`.
+    pub(crate) fn push(&mut self, m: MatchId) {
+        self.0.get_or_insert_default().push(m);
+    }
+    /// Drops them all.
+    pub(crate) fn clear(&mut self) {
+        self.0 = None;
+    }
+    /// Replaces them with `v`.
+    pub(crate) fn set(&mut self, v: Vec<MatchId>) {
+        self.0 = (!v.is_empty()).then(|| Box::new(v));
+    }
+    /// Heap bytes held.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.0
+            .as_ref()
+            .map_or(0, |v| std::mem::size_of::<Vec<MatchId>>() + v.capacity() * 4)
+    }
 }
 
 /// Level 0: the image of an application a quiet element takes ([`Level::quiet_steps`]).
@@ -163,7 +203,7 @@ impl Elem {
             sets: Vec::new(),
             runs: Vec::new(),
             nodes: Vec::new(),
-            pending: Vec::new(),
+            pending: Pending::default(),
             open: 0,
             last: NONE,
             touched: t,
@@ -489,7 +529,7 @@ impl Level {
                 + e.sets.capacity()
                 + e.runs.capacity() * 8
                 + e.nodes.capacity() * 4
-                + e.pending.capacity() * 4;
+                + e.pending.heap_bytes();
         }
         elements += self.above.capacity() * 4;
         fn spill<const N: usize>(v: &Vec<SmallVec<[u32; N]>>) -> usize {
@@ -629,7 +669,7 @@ impl Level {
                 apps: el.apps.len() as u32,
                 runs: el.runs.len() as u32,
                 nodes: el.nodes.len() as u32,
-                pending: el.pending.clone(),
+                pending: el.pending.to_vec(),
                 open: el.open,
                 last: el.last,
                 touched: el.touched,
@@ -709,7 +749,7 @@ impl Level {
             r.0 = s.applied_at;
         }
         el.nodes.truncate(s.nodes as usize);
-        el.pending.clone_from(&s.pending);
+        el.pending.set(s.pending.clone());
         el.open = s.open;
         el.last = s.last;
         el.touched = s.touched;
@@ -1066,7 +1106,7 @@ impl Level {
             let state = self.elems[e as usize].state;
             let cls = self.elems[e as usize].cls as usize;
             // Loops the state allows now (it may have changed since they were offered).
-            let pend: Vec<MatchId> = self.elems[e as usize].pending.clone();
+            let pend: Vec<MatchId> = self.elems[e as usize].pending.to_vec();
             let mut looped = false;
             let mut options: SmallVec<[(MatchId, u8, u32); 4]> = SmallVec::new();
             let mut ending: Option<(MatchId, u8)> = None;
@@ -1181,7 +1221,7 @@ impl Level {
                         .is_some_and(|l| cr.usable_later[state][l])
             })
             .collect();
-        self.elems[e as usize].pending = keep;
+        self.elems[e as usize].pending.set(keep);
     }
 
     /// Element `e` takes a step through `set` to state `to`, applying `m`.
@@ -2071,7 +2111,7 @@ impl Level {
             let rebirths = self.n > 0;
             el.sets = Vec::new();
             el.runs = Vec::new();
-            el.pending = Vec::new();
+            el.pending.clear();
             let listed = !el.unlisted;
             if listed {
                 for m in apps {
