@@ -832,7 +832,7 @@ impl Level {
         if self.store.holders(m).len() >= 2 {
             self.shared.push(m);
         }
-        let nodes: SmallVec<[NodeId; 8]> = self.store.nodes(m).collect();
+        let nodes = self.store.nodes(m).to_small();
         for x in nodes {
             if !self.holds(e, x) {
                 self.join(cx, e, x);
@@ -1387,7 +1387,7 @@ impl Level {
         let apps = self.elems[f as usize].apps.clone();
         for a in apps {
             self.register_holder(cx, f, a);
-            let nodes: SmallVec<[NodeId; 8]> = self.store.nodes(a).collect();
+            let nodes = self.store.nodes(a).to_small();
             for x in nodes {
                 if !self.holds(f, x) {
                     self.join(cx, f, x);

@@ -1103,7 +1103,7 @@ fn derive_n(
         lv.memo.changed(&[x], t, &mut journal, n as u8);
         if let Some(ms) = lv.index.get(x as usize) {
             for &m in ms {
-                let ns: SmallVec<[NodeId; 8]> = lv.store.nodes(m).collect();
+                let ns = lv.store.nodes(m).to_small();
                 lv.memo.changed(&ns, t, &mut journal, n as u8);
             }
         }

@@ -118,6 +118,24 @@ impl Iterator for MatchNodes<'_> {
 
 impl ExactSizeIterator for MatchNodes<'_> {}
 
+impl MatchNodes<'_> {
+    /// The nodes in a list of their own (inline up to eight), for a caller that changes the
+    /// store while it reads them.
+    #[inline(always)]
+    pub fn to_small(self) -> SmallVec<[NodeId; 8]> {
+        let n = self.len();
+        if n > 8 {
+            return self.collect();
+        }
+        let mut buf = [0; 8];
+        self.fold(0, |i, x| {
+            buf[i] = x;
+            i + 1
+        });
+        SmallVec::from_buf_and_len(buf, n)
+    }
+}
+
 /// Matches per block of the node table.
 const BLOCK: usize = 64;
 /// `log2(BLOCK)`.
