@@ -978,9 +978,9 @@ impl Level {
     /// with it).
     fn context_inside(&self, e: ElementId, m: MatchId) -> bool {
         let part = self.table.part(self.store.constraint(m));
-        let nodes = self.store.nodes(m);
+        let mut nodes = self.store.nodes(m);
         if part.len == 0 {
-            nodes.into_iter().any(|x| self.holds(e, x))
+            nodes.any(|x| self.holds(e, x))
         } else {
             nodes.zip(&part.context).all(|(x, &ctx)| !ctx || self.holds(e, x))
         }
@@ -1516,11 +1516,11 @@ impl Level {
             let mut again: Vec<MatchId> = Vec::new();
             for e in dead {
                 let el = &self.elems[e as usize];
-                let starts: SmallVec<[MatchId; 8]> = if el.stillborn && el.apps.is_empty() {
-                    SmallVec::from_slice(self.stillborn_starts(e))
-                } else {
-                    el.apps.iter().copied().filter(|&m| self.starts_a_class(m)).collect()
-                };
+                // A stillborn element of an earlier step kept them aside; any other has them among
+                // its applications (one of the two is empty).
+                let starts: SmallVec<[MatchId; 8]> = (self.stillborn_starts(e).iter().copied())
+                    .chain(el.apps.iter().copied().filter(|&m| self.starts_a_class(m)))
+                    .collect();
                 for m in starts {
                     if m < cx.first_new && self.offered[m as usize] != self.offer_gen {
                         self.offered[m as usize] = self.offer_gen;
@@ -2096,16 +2096,16 @@ impl Level {
             let apps = std::mem::take(&mut el.apps);
             let nodes = std::mem::take(&mut el.nodes);
             // Kept for a rebirth (levels n ≥ 1): the applications that start a class, in order.
-            let starts = apps.iter().filter(|&&m| self.starts_a_class(m)).count();
-            if starts > 0 {
-                grow(&mut self.still_starts, 1);
-                self.still_starts.push((e, self.still_apps.len() as u32));
-                grow(&mut self.still_apps, starts);
-                for &m in &apps {
-                    if self.starts_a_class(m) {
-                        self.still_apps.push(m);
-                    }
+            let at = self.still_apps.len();
+            for &m in &apps {
+                if self.starts_a_class(m) {
+                    grow(&mut self.still_apps, 1);
+                    self.still_apps.push(m);
                 }
+            }
+            if self.still_apps.len() > at {
+                grow(&mut self.still_starts, 1);
+                self.still_starts.push((e, at as u32));
             }
             let el = &mut self.elems[e as usize];
             let rebirths = self.n > 0;
