@@ -1014,17 +1014,18 @@ impl Level {
                 }
             }
             if let Some(b) = best {
-                cands.extend(b.iter());
+                cands.extend(b.iter().filter(|&e| e < limit && !self.is_quiet(e)));
             }
         } else {
             for x in self.store.nodes(m) {
                 for e in self.node_holders.get(x as usize) {
-                    if !cands.contains(&e) {
+                    if e < limit && !self.is_quiet(e) && !cands.contains(&e) {
                         cands.push(e);
                     }
                 }
             }
         }
+        // Quiet elements (level 0) and those from `limit` on are passed by as they are found.
         // Level 0, in id order: which holder list the candidates come from, and in what order
         // they stand there, depend on when the elements joined its nodes (elements taking their
         // images join before the routing pass), and the order of offers decides the order of
@@ -1033,7 +1034,7 @@ impl Level {
             cands.sort_unstable();
         }
         for e in cands {
-            if self.is_quiet(e) || e >= limit || !self.alive(e) {
+            if !self.alive(e) {
                 continue;
             }
             let cls = self.elems[e as usize].cls;
@@ -1889,25 +1890,18 @@ impl Level {
     fn merges(&mut self, cx: &mut StepCtx, _n_old: ElementId) {
         let mut pairs: Vec<(ElementId, ElementId)> = Vec::new();
         let mut touched: Vec<ElementId> = self.touched_at_step();
-        touched.retain(|&e| self.alive(e));
+        // Two elements quiet at this step never merge: at t−1 both applied the originals of what
+        // they share now, so that pair was found then (from either side), and neither held all of
+        // the other's applications; a match each held and the other did not is held so still,
+        // since each took only matches of this step, and primitives do not end. A pair of a
+        // quiet element and another is found from the other's side: it applied the image they
+        // share at this step, so the image is in its last run.
+        touched.retain(|&e| self.alive(e) && !self.is_quiet(e));
         let sh = cx.shifts.unwrap_or(Shifts::NONE);
-        // The elements quiet at this step (in id order, as `touched`), whose last run is the
-        // images they took: read from those, not found again.
-        let quiet: &[(ElementId, u32, u32, u32, u32)] = if self.quiet_at == cx.t { &self.quiet_prev } else { &[] };
-        let mut qi = 0;
         for &e in &touched {
             let el = &self.elems[e as usize];
-            while quiet.get(qi).is_some_and(|q| q.0 < e) {
-                qi += 1;
-            }
             let last: super::runs::RunApps = match el.runs.last() {
-                Some(&r) if r.0 == cx.t => match quiet.get(qi) {
-                    Some(q) if q.0 == e && Elem::is_image(r) => self.quiet_images[q.1 as usize..q.2 as usize]
-                        .iter()
-                        .map(|i| (i.m, i.set))
-                        .collect(),
-                    _ => self.run_apps_at(e, cx.t, sh).unwrap_or_default(),
-                },
+                Some(&r) if r.0 == cx.t => self.run_apps_at(e, cx.t, sh).unwrap_or_default(),
                 _ => Default::default(),
             };
             for (m, _) in last {
