@@ -359,6 +359,11 @@ pub struct Level {
     quiet_prev: Vec<(ElementId, u32, u32, u32, u32)>,
     quiet_images: Vec<Image>,
     pub(crate) quiet_at: u32,
+    /// Level 0, during a step: per primitive of the step, whether an element that is not quiet
+    /// joined it ([`Level::register_node`]; a bit that stays set when the join is taken back,
+    /// which only costs a routing). A match with such a primitive in its context part, none of
+    /// whose holders is one, is offered to no one ([`Level::route`]).
+    loud: Vec<u64>,
     /// Level n ≥ 1, while an element begun from a start is derived (most are floods through a
     /// region, and ask at every join whether they hold a node): that element, and per node,
     /// whether it holds it (`flood_mark[x] == flood_gen`). `NONE` outside such a derivation.
@@ -410,6 +415,7 @@ impl Level {
             quiet_prev: Vec::new(),
             quiet_images: Vec::new(),
             quiet_at: NONE,
+            loud: Vec::new(),
             flood: NONE,
             flood_gen: 0,
             flood_mark: Vec::new(),
@@ -718,6 +724,12 @@ impl Level {
             ));
         }
         self.node_holders.push(x as usize, e);
+        if cx.level0 && x >= cx.first_node {
+            let i = (x - cx.first_node) as usize;
+            if let Some(w) = self.loud.get_mut(i / 64) {
+                *w |= 1 << (i % 64);
+            }
+        }
         if e == self.flood {
             if self.flood_mark.len() <= x as usize {
                 self.flood_mark.resize(x as usize + 1, 0);
@@ -1005,7 +1017,7 @@ impl Level {
                 if !part.context[i] {
                     continue;
                 }
-                if x as usize >= self.node_holders.len() {
+                if x as usize >= self.node_holders.len() || !self.loud_or_old(cx, x) {
                     return;
                 }
                 let h = self.node_holders.get(x as usize);
@@ -1018,6 +1030,9 @@ impl Level {
             }
         } else {
             for x in self.store.nodes(m) {
+                if !self.loud_or_old(cx, x) {
+                    continue;
+                }
                 for e in self.node_holders.get(x as usize) {
                     if e < limit && !self.is_quiet(e) && !cands.contains(&e) {
                         cands.push(e);
@@ -1441,6 +1456,10 @@ impl Level {
     /// each new element derived at once; recorded matches; merges.
     pub(crate) fn derive(&mut self, cx: &mut StepCtx, ended_nodes: &[NodeId]) {
         self.memo.begin_step(cx.t, cx.journal.is_some());
+        if cx.level0 {
+            self.loud.clear();
+            self.loud.resize(cx.dirty_new.len(), 0);
+        }
         self.quiet_steps(cx);
         let n_old = self.elems.len() as ElementId;
         let end = self.store.len() as MatchId;
@@ -1616,6 +1635,17 @@ impl Level {
         for e in self.quiet_list.drain(..) {
             self.quiet_mark[e as usize] = false;
         }
+    }
+
+    /// Whether node `x` may have a holder that is not quiet: at level 0, for a primitive of this
+    /// step, only when one joined it ([`Level::loud`]); any other node may.
+    #[inline]
+    fn loud_or_old(&self, cx: &StepCtx, x: NodeId) -> bool {
+        if !cx.level0 || x < cx.first_node {
+            return true;
+        }
+        let i = (x - cx.first_node) as usize;
+        self.loud.get(i / 64).is_none_or(|w| w >> (i % 64) & 1 == 1)
     }
 
     /// Whether element `e` took its images at this step ([`Level::quiet_steps`]).
@@ -1813,6 +1843,9 @@ impl Level {
         } else {
             el.runs[k] = (t, IMAGE | el.nodes.len() as u32);
         }
+        // The primitives of this step it joined: nothing else joins it before its images at this
+        // step, so it holds one of them once it is here.
+        let mut joined: SmallVec<[NodeId; 16]> = SmallVec::new();
         for &Image { m, original, .. } in imgs {
             debug_assert!(m >= cx.first_new);
             self.store.add_holder_like(m, e, original);
@@ -1826,9 +1859,11 @@ impl Level {
                     continue;
                 }
                 let xi = x as usize;
-                if self.node_holders.contains(xi, e) {
+                if joined.contains(&x) {
                     continue;
                 }
+                debug_assert!(!self.node_holders.contains(xi, e));
+                joined.push(x);
                 self.node_holders.push(xi, e);
                 let el = &mut self.elems[e as usize];
                 if (cx.open)(x) {
