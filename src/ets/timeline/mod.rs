@@ -642,7 +642,7 @@ impl Timeline {
             }
         };
         let open = |x: NodeId| strukt.open_terminal_count(x) > 0;
-        let step_of_node = |x: NodeId| step_of(starts, x);
+        let step_of_node = |x: NodeId| repeats::step_of(starts, x) as u32;
         dirty_old.sort_unstable();
         dirty_old.dedup();
         let (rp, len) = (&self.repeats, strukt.len() as NodeId);

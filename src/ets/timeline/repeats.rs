@@ -267,15 +267,18 @@ pub(crate) fn image(starts: &[NodeId], x: NodeId) -> NodeId {
     x - starts[k] + starts[k + 1]
 }
 
-/// The step of node `x` (`starts`: each step's first node), read at once for the last two steps,
-/// where nearly every node asked about lies.
+/// The step of node `x` (`starts`: each step's first node), read at once for the last three
+/// steps, where nearly every node asked about lies (the images of a step's matches reach one step
+/// further back than the step).
 #[inline]
-fn step_of(starts: &[NodeId], x: NodeId) -> usize {
+pub(crate) fn step_of(starts: &[NodeId], x: NodeId) -> usize {
     let t = starts.len() - 1;
     if x >= starts[t] {
         t
     } else if t > 0 && x >= starts[t - 1] {
         t - 1
+    } else if t > 1 && x >= starts[t - 2] {
+        t - 2
     } else {
         starts.partition_point(|&a| a <= x).saturating_sub(1)
     }
