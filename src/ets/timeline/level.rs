@@ -1534,20 +1534,23 @@ impl Level {
                 self.offered.resize(cx.first_new as usize, 0);
             }
             let mut again: Vec<MatchId> = Vec::new();
+            // (Out of the level while it is read, so that the lists are read in place.)
+            let mut offered = std::mem::take(&mut self.offered);
+            let mark = self.offer_gen;
             for e in dead {
                 let el = &self.elems[e as usize];
                 // A stillborn element of an earlier step kept them aside; any other has them among
                 // its applications (one of the two is empty).
-                let starts: SmallVec<[MatchId; 8]> = (self.stillborn_starts(e).iter().copied())
-                    .chain(el.apps.iter().copied().filter(|&m| self.starts_a_class(m)))
-                    .collect();
+                let starts = (self.stillborn_starts(e).iter().copied())
+                    .chain(el.apps.iter().copied().filter(|&m| self.starts_a_class(m)));
                 for m in starts {
-                    if m < cx.first_new && self.offered[m as usize] != self.offer_gen {
-                        self.offered[m as usize] = self.offer_gen;
+                    if m < cx.first_new && offered[m as usize] != mark {
+                        offered[m as usize] = mark;
                         again.push(m);
                     }
                 }
             }
+            self.offered = offered;
             again.sort_unstable();
             for m in again {
                 if self.presence(cx, m) != Presence::Here {
@@ -1790,8 +1793,13 @@ impl Level {
         cx.quiet = true;
         let mut next = prev_list;
         next.clear();
+        // Both lists are in id order: one walk.
+        let mut oi = 0;
         for (e, a, b) in quiet {
-            if out.binary_search(&e).is_ok() {
+            while out.get(oi).is_some_and(|&o| o < e) {
+                oi += 1;
+            }
+            if out.get(oi) == Some(&e) {
                 continue;
             }
             self.take_images(cx, e, &imgs[a as usize..b as usize]);
