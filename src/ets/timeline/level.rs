@@ -1701,7 +1701,20 @@ impl Level {
         let prev: &[(ElementId, u32, u32, u32, u32)] = if self.quiet_at == t - 1 { &prev_list } else { &[] };
         let mut pi = 0;
         let mut imgs: Vec<Image> = Vec::new();
-        let mut quiet: Vec<(ElementId, u32, u32)> = Vec::new();
+        // An element holding an earlier primitive a match of t that is not an image holds is not
+        // quiet (both lists are in id order: one walk).
+        let mut out: Vec<ElementId> = Vec::new();
+        for &x in cx.dirty_old {
+            out.extend(self.holders_of_node(x).iter());
+        }
+        out.sort_unstable();
+        let mut oi = 0;
+        let mut next = Vec::with_capacity(prev.len());
+        // The primitives of this step an element's images hold, each once.
+        let mut fresh: SmallVec<[NodeId; 16]> = SmallVec::new();
+        // Each element takes its images as soon as it is found quiet: taking them changes the
+        // holders of this step's primitives and matches only, which no later check reads.
+        cx.quiet = true;
         for &e in &cands {
             let Some(el) = self.elems.get(e as usize) else {
                 continue;
@@ -1736,8 +1749,15 @@ impl Level {
             if el.rep_len < REPEATS.max(cx.span + 2) {
                 continue;
             }
+            while out.get(oi).is_some_and(|&o| o < e) {
+                oi += 1;
+            }
+            if out.get(oi) == Some(&e) {
+                continue;
+            }
             let start = imgs.len();
             let mut ok = true;
+            fresh.clear();
             // Its last run: (match, set, anchor), each a loop of its state.
             let mut run: SmallVec<[(MatchId, u8, NodeId); 8]> = SmallVec::new();
             if let Some(last) = last {
@@ -1764,6 +1784,9 @@ impl Level {
                         self.holds(e, x)
                     } else {
                         let i = (x - cx.first_node) as usize;
+                        if !fresh.contains(&x) {
+                            fresh.push(x);
+                        }
                         cx.dirty_new[i / 64] >> (i % 64) & 1 == 0
                     }
                 });
@@ -1778,31 +1801,12 @@ impl Level {
                     anchor: shift(anchor),
                 });
             }
-            if ok {
-                quiet.push((e, start as u32, imgs.len() as u32));
-            } else {
+            if !ok {
                 imgs.truncate(start);
-            }
-        }
-        // An element holding an earlier primitive a match of t that is not an image holds.
-        let mut out: Vec<ElementId> = Vec::new();
-        for &x in cx.dirty_old {
-            out.extend(self.holders_of_node(x).iter());
-        }
-        out.sort_unstable();
-        cx.quiet = true;
-        let mut next = prev_list;
-        next.clear();
-        // Both lists are in id order: one walk.
-        let mut oi = 0;
-        for (e, a, b) in quiet {
-            while out.get(oi).is_some_and(|&o| o < e) {
-                oi += 1;
-            }
-            if out.get(oi) == Some(&e) {
                 continue;
             }
-            self.take_images(cx, e, &imgs[a as usize..b as usize]);
+            let (a, b) = (start as u32, imgs.len() as u32);
+            self.take_images(cx, e, &imgs[start..], &fresh);
             let el = &self.elems[e as usize];
             next.push((e, a, b, el.state, el.apps.len() as u32));
             if self.quiet_mark.len() <= e as usize {
@@ -1822,9 +1826,11 @@ impl Level {
         self.quiet_images = imgs;
         self.quiet_at = t;
         drop(prev_images);
+        drop(prev_list);
     }
 
-    /// Level 0: quiet element `e` applies `imgs`, the images of its last run, in order: what
+    /// Level 0: quiet element `e` applies `imgs`, the images of its last run, in order, and joins
+    /// `fresh`, the primitives of this step they hold (each once): what
     /// [`Level::apply`] does for each, without what cannot happen to an image. Each is a match of
     /// this step (no journal for its holders), taken through a loop set, and each of its earlier
     /// primitives is one `e` holds already (`quiet_steps` checked both); a primitive it joins is
@@ -1835,7 +1841,7 @@ impl Level {
     /// the same link from the original at the step before. Its holders are the elements that
     /// took their images before this one (only quiet elements have run yet at this step), and a
     /// holder that comes later lists it again (`Level::apply`).
-    fn take_images(&mut self, cx: &mut StepCtx, e: ElementId, imgs: &[Image]) {
+    fn take_images(&mut self, cx: &mut StepCtx, e: ElementId, imgs: &[Image], fresh: &[NodeId]) {
         debug_assert!(cx.quiet && cx.level0 && self.n == 0);
         self.touch(cx, e);
         let t = cx.t;
@@ -1851,34 +1857,24 @@ impl Level {
         } else {
             el.runs[k] = (t, IMAGE | el.nodes.len() as u32);
         }
-        // The primitives of this step it joined: nothing else joins it before its images at this
-        // step, so it holds one of them once it is here.
-        let mut joined: SmallVec<[NodeId; 16]> = SmallVec::new();
         for &Image { m, original, .. } in imgs {
             debug_assert!(m >= cx.first_new);
+            debug_assert!(self.store.nodes(m).all(|x| x >= cx.first_node || self.holds(e, x)));
             self.store.add_holder_like(m, e, original);
             let h = self.store.holders(m);
             if h.len() >= 2 && h != self.store.holders(original) {
                 self.shared.push(m);
             }
-            for x in self.store.nodes(m) {
-                if x < cx.first_node {
-                    debug_assert!(self.holds(e, x));
-                    continue;
-                }
-                let xi = x as usize;
-                if joined.contains(&x) {
-                    continue;
-                }
-                debug_assert!(!self.node_holders.contains(xi, e));
-                joined.push(x);
-                self.node_holders.push(xi, e);
-                let el = &mut self.elems[e as usize];
-                if (cx.open)(x) {
-                    el.open += 1;
-                }
-                el.last = t;
+        }
+        // Nothing else joins it to a primitive of this step before its images: it holds none.
+        for &x in fresh {
+            debug_assert!(!self.node_holders.contains(x as usize, e));
+            self.node_holders.push(x as usize, e);
+            let el = &mut self.elems[e as usize];
+            if (cx.open)(x) {
+                el.open += 1;
             }
+            el.last = t;
         }
     }
 
