@@ -360,8 +360,8 @@ pub struct Level {
     quiet_images: Vec<Image>,
     pub(crate) quiet_at: u32,
     /// Level 0, during a step: per primitive of the step, whether an element that is not quiet
-    /// joined it ([`Level::register_node`]; a bit that stays set when the join is taken back,
-    /// which only costs a routing). A match with such a primitive in its context part, none of
+    /// joined it ([`Level::register_node`]; a bit left set when that holder leaves, as a stillborn
+    /// element does after the derivation, would only cost a routing). A match with such a primitive in its context part, none of
     /// whose holders is one, is offered to no one ([`Level::route`]).
     loud: Vec<u64>,
     /// Level n ≥ 1, while an element begun from a start is derived (most are floods through a
@@ -1651,7 +1651,8 @@ impl Level {
         self.loud.get(i / 64).is_none_or(|w| w >> (i % 64) & 1 == 1)
     }
 
-    /// Whether element `e` took its images at this step ([`Level::quiet_steps`]).
+    /// Whether element `e` took its images at this step ([`Level::quiet_steps`]): the routing
+    /// pass, the recorded matches and the merge scan pass it by.
     #[inline]
     fn is_quiet(&self, e: ElementId) -> bool {
         self.quiet_mark.get(e as usize).copied().unwrap_or(false)
@@ -1929,12 +1930,14 @@ impl Level {
     fn merges(&mut self, cx: &mut StepCtx, _n_old: ElementId) {
         let mut pairs: Vec<(ElementId, ElementId)> = Vec::new();
         let mut touched: Vec<ElementId> = self.touched_at_step();
-        // Two elements quiet at this step never merge: at t−1 both applied the originals of what
-        // they share now, so that pair was found then (from either side), and neither held all of
-        // the other's applications; a match each held and the other did not is held so still,
-        // since each took only matches of this step, and primitives do not end. A pair of a
-        // quiet element and another is found from the other's side: it applied the image they
-        // share at this step, so the image is in its last run.
+        // Two elements quiet at this step never merge. An image is the image of one match, so at
+        // t−1 both applied the original of what they share now, and so on back to the last step
+        // at which one of them was not quiet (an element is not quiet at the step it begins):
+        // that one examined the pair then, and neither held all of the other's applications. A
+        // match one held and the other did not is held so still, since at each quiet step each
+        // took only matches of that step, and primitives do not end. A pair of a quiet element
+        // and another is found from the other's side: it applied the image they share at this
+        // step (or is a fork copying a run that did), so the image is in its last run.
         touched.retain(|&e| self.alive(e) && !self.is_quiet(e));
         let sh = cx.shifts.unwrap_or(Shifts::NONE);
         for &e in &touched {

@@ -268,8 +268,8 @@ pub(crate) fn image(starts: &[NodeId], x: NodeId) -> NodeId {
 }
 
 /// The step of node `x` (`starts`: each step's first node), read at once for the last three
-/// steps, where nearly every node asked about lies (the images of a step's matches reach one step
-/// further back than the step).
+/// steps, where nearly every node asked about lies (the matches copied as images at step t are
+/// those of step t−1, whose nodes reach into t−2).
 #[inline]
 pub(crate) fn step_of(starts: &[NodeId], x: NodeId) -> usize {
     let t = starts.len() - 1;
