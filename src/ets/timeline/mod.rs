@@ -642,7 +642,7 @@ impl Timeline {
             }
         };
         let open = |x: NodeId| strukt.open_terminal_count(x) > 0;
-        let step_of_node = |x: NodeId| repeats::step_of(starts, x) as u32;
+        let step_of_node = |x: NodeId| step_of(starts, x);
         dirty_old.sort_unstable();
         dirty_old.dedup();
         let (rp, len) = (&self.repeats, strukt.len() as NodeId);
@@ -921,9 +921,10 @@ impl Feed {
     }
 }
 
-/// The step of node `n`, given each step's first node.
+/// The step of node `n`, given each step's first node ([`repeats::step_of`]: the last three steps
+/// read at once).
 fn step_of(starts: &[NodeId], n: NodeId) -> u32 {
-    (starts.partition_point(|&s| s <= n) as u32).saturating_sub(1)
+    repeats::step_of(starts, n) as u32
 }
 
 /// Whether every variable of a pattern is linked to every other (through its links).

@@ -272,7 +272,9 @@ pub(crate) fn image(starts: &[NodeId], x: NodeId) -> NodeId {
 /// those of step t−1, whose nodes reach into t−2).
 #[inline]
 pub(crate) fn step_of(starts: &[NodeId], x: NodeId) -> usize {
-    let t = starts.len() - 1;
+    let Some(t) = starts.len().checked_sub(1) else {
+        return 0;
+    };
     if x >= starts[t] {
         t
     } else if t > 0 && x >= starts[t - 1] {
@@ -281,5 +283,27 @@ pub(crate) fn step_of(starts: &[NodeId], x: NodeId) -> usize {
         t - 2
     } else {
         starts.partition_point(|&a| a <= x).saturating_sub(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::step_of;
+    use crate::ets::ids::NodeId;
+
+    /// The step a node belongs to: the last step whose first node is at or before it.
+    fn searched(starts: &[NodeId], x: NodeId) -> usize {
+        starts.partition_point(|&a| a <= x).saturating_sub(1)
+    }
+
+    #[test]
+    fn the_step_of_a_node_read_at_once_is_the_one_searched() {
+        // No step yet, one step, empty steps (equal first nodes) at the end and before it.
+        let cases: [&[NodeId]; 6] = [&[], &[0], &[0, 5], &[0, 5, 5], &[0, 0, 3, 3, 9], &[0, 4, 8, 12, 12, 20]];
+        for starts in cases {
+            for x in 0..25 {
+                assert_eq!(step_of(starts, x), searched(starts, x), "{starts:?}, node {x}");
+            }
+        }
     }
 }
