@@ -137,6 +137,10 @@ impl Pending {
     }
 }
 
+/// Level 0: an element that took its images at a step ([`Level::quiet_steps`]), the range of
+/// those images in the list of the step's, its state and its number of applications then.
+type QuietEntry = (ElementId, u32, u32, u32, u32);
+
 /// Level 0: the image of an application a quiet element takes ([`Level::quiet_steps`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Image {
@@ -356,8 +360,11 @@ pub struct Level {
     /// Level 0: the elements that took their images at step `quiet_at`, in id order, each with
     /// its range in `quiet_images`, its state and its number of applications then: at the next
     /// step, one of them that has not changed since has those images as its last run.
-    quiet_prev: Vec<(ElementId, u32, u32, u32, u32)>,
+    quiet_prev: Vec<QuietEntry>,
     quiet_images: Vec<Image>,
+    /// The two lists above as they were a step earlier, emptied: reused, so that a step does
+    /// not grow new ones.
+    quiet_spare: (Vec<QuietEntry>, Vec<Image>),
     pub(crate) quiet_at: u32,
     /// Level 0, during a step: per primitive of the step, whether an element that is not quiet
     /// joined it ([`Level::register_node`]). A match with a context primitive of the step whose bit
@@ -414,6 +421,7 @@ impl Level {
             quiet_list: Vec::new(),
             quiet_prev: Vec::new(),
             quiet_images: Vec::new(),
+            quiet_spare: (Vec::new(), Vec::new()),
             quiet_at: NONE,
             loud: Vec::new(),
             flood: NONE,
@@ -1699,9 +1707,11 @@ impl Level {
         // The elements quiet at t−1, when the last step to run this was t−1.
         let prev_list = std::mem::take(&mut self.quiet_prev);
         let prev_images = std::mem::take(&mut self.quiet_images);
-        let prev: &[(ElementId, u32, u32, u32, u32)] = if self.quiet_at == t - 1 { &prev_list } else { &[] };
+        let prev: &[QuietEntry] = if self.quiet_at == t - 1 { &prev_list } else { &[] };
         let mut pi = 0;
-        let mut imgs: Vec<Image> = Vec::new();
+        let (mut next, mut imgs) = std::mem::take(&mut self.quiet_spare);
+        next.clear();
+        imgs.clear();
         // An element holding an earlier primitive a match of t that is not an image holds is not
         // quiet (both lists are in id order: one walk).
         let mut out: Vec<ElementId> = Vec::new();
@@ -1710,7 +1720,6 @@ impl Level {
         }
         out.sort_unstable();
         let mut oi = 0;
-        let mut next = Vec::with_capacity(prev.len());
         // The primitives of this step an element's images hold, each once.
         let mut fresh: SmallVec<[NodeId; 16]> = SmallVec::new();
         // Each element takes its images as soon as it is found quiet: taking them changes the
@@ -1758,6 +1767,9 @@ impl Level {
             }
             let start = imgs.len();
             let mut ok = true;
+            // Quiet at t−1 and unchanged since: it holds every earlier primitive of its images
+            // (argued below), so only this step's are read.
+            let persisting = last.is_some();
             fresh.clear();
             // Its last run: (match, set, anchor), each a loop of its state.
             let mut run: SmallVec<[(MatchId, u8, NodeId); 8]> = SmallVec::new();
@@ -1782,7 +1794,13 @@ impl Level {
                 };
                 let joins_clean = self.store.nodes(m2).all(|x| {
                     if x < cx.first_node {
-                        self.holds(e, x)
+                        // An earlier primitive y of the image of m1 (of its images at t−1) is
+                        // σ(x), x a primitive of m1 it held before t−1 (the check at t−1),
+                        // joined at some step j ≤ t−2 through its run at j. x is at most
+                        // span + 1 steps back, so j and j + 1 lie in its streak (rep_len ≥
+                        // span + 2): its run at j + 1 ≤ t−1 is the image of its run at j, and
+                        // holds y.
+                        persisting || self.holds(e, x)
                     } else {
                         let i = (x - cx.first_node) as usize;
                         if !fresh.contains(&x) {
@@ -1826,8 +1844,7 @@ impl Level {
         self.quiet_prev = next;
         self.quiet_images = imgs;
         self.quiet_at = t;
-        drop(prev_images);
-        drop(prev_list);
+        self.quiet_spare = (prev_list, prev_images);
     }
 
     /// Level 0: quiet element `e` applies `imgs`, the images of its last run, in order, and joins
@@ -1846,25 +1863,32 @@ impl Level {
         debug_assert!(cx.quiet && cx.level0 && self.n == 0);
         self.touch(cx, e);
         let t = cx.t;
-        self.applies_at(e, t);
-        // The run is kept as images ([`super::runs`]): nothing written but where its nodes stand,
-        // and one entry for the image runs of consecutive steps.
+        // What `applies_at` does for its first application at t (it applied nothing at t yet: it
+        // applied at t−1), with the run kept as images ([`super::runs`]): nothing written but
+        // where its nodes stand, and one entry for the image runs of consecutive steps.
         let el = &mut self.elems[e as usize];
-        let k = el.runs.len() - 1;
-        debug_assert_eq!(el.runs[k], (t, el.apps.len() as u32), "a run begun by these images");
-        if k > 0 && Elem::is_image(el.runs[k - 1]) && el.runs[k - 1].0 == t - 1 {
-            el.runs.pop();
-            el.runs[k - 1].0 = t;
-        } else {
-            el.runs[k] = (t, IMAGE | el.nodes.len() as u32);
+        debug_assert_eq!(el.applied_at, t - 1);
+        el.applied_at = t;
+        if el.born < t && !el.forked_now(t) {
+            self.delta.extended.push(e);
+        }
+        match el.runs.last_mut() {
+            Some(r) if Elem::is_image(*r) && r.0 == t - 1 => r.0 = t,
+            _ => {
+                grow(&mut el.runs, 1);
+                el.runs.push((t, IMAGE | el.nodes.len() as u32));
+            }
         }
         for &Image { m, original, .. } in imgs {
             debug_assert!(m >= cx.first_new);
             debug_assert!(self.store.nodes(m).all(|x| x >= cx.first_node || self.holds(e, x)));
             self.store.add_holder_like(m, e, original);
-            let h = self.store.holders(m);
-            if h.len() >= 2 && h != self.store.holders(original) {
-                self.shared.push(m);
+            // (The same holder word is the same holders.)
+            if self.store.holder_word(m) != self.store.holder_word(original) {
+                let h = self.store.holders(m);
+                if h.len() >= 2 && h != self.store.holders(original) {
+                    self.shared.push(m);
+                }
             }
         }
         // Nothing else joins it to a primitive of this step before its images: it holds none.
