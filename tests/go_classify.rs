@@ -334,7 +334,9 @@ proptest! {
         let size = 19;
         let a = one(&board(size, 6, 6, &stones), Attention::Full, 2);
         let t = one(&board(size, 6 + dx, 6 + dy, &stones), Attention::Full, 2);
-        let back = move |p: Point| Point { col: p.col - dx, row: p.row - dy };
+        // (A vertex left of or above the translation, as a large empty region's can be, maps off the
+        // board, where no stone is: such an element is left out below.)
+        let back = move |p: Point| Point { col: p.col.wrapping_sub(dx), row: p.row.wrapping_sub(dy) };
         // rotate a quarter turn `turn` times (and mirror on odd turns)
         let rot = move |p: Point| {
             let mut q = p;
