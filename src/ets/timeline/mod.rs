@@ -983,14 +983,52 @@ fn matches_near(s: &Struct, by_anchor: &runs::Anchors, reach: usize, x: NodeId, 
         out.extend(a..b);
         return;
     }
-    // Breadth first, `reach` processes out: each layer of the search sorted and without the nodes
-    // seen before it (the neighbourhood holds a few dozen primitives: sorted lists are cheaper
-    // here than a hash set made for each call).
-    let mut seen: SmallVec<[NodeId; 128]> = SmallVec::new();
+    // Breadth first, `reach` processes out, marking the nodes seen in a small table on the stack
+    // (the neighbourhood holds a few dozen primitives); a larger one is searched again with sorted
+    // lists.
+    let mut seen = NearSet::new();
     let mut frontier: SmallVec<[NodeId; 64]> = SmallVec::new();
     let mut next: SmallVec<[NodeId; 64]> = SmallVec::new();
-    seen.push(x);
+    seen.insert(x);
     frontier.push(x);
+    for _ in 0..reach {
+        next.clear();
+        for &y in &frontier {
+            for z in s.outgoing(y).map(|(_, z)| z).chain(s.incoming(y).map(|(z, _)| z)) {
+                if seen.insert(z) {
+                    next.push(z);
+                }
+            }
+        }
+        if seen.full() {
+            return matches_near_sorted(s, by_anchor, reach, x, out);
+        }
+        if next.is_empty() {
+            break;
+        }
+        std::mem::swap(&mut frontier, &mut next);
+    }
+    let mut near: SmallVec<[NodeId; 128]> = seen.nodes().filter(|&y| y >= x).collect();
+    near.sort_unstable();
+    anchored_at(by_anchor, &near, out);
+}
+
+/// The matches anchored at the nodes `near` (sorted), in node order.
+fn anchored_at(by_anchor: &runs::Anchors, near: &[NodeId], out: &mut Vec<MatchId>) {
+    for &y in near {
+        let (Some(a), Some(b)) = (by_anchor.try_get(y as usize), by_anchor.try_get(y as usize + 1)) else {
+            continue;
+        };
+        out.extend(a..b);
+    }
+}
+
+/// [`matches_near`] for a neighbourhood too large for its table: each layer of the search sorted
+/// and without the nodes seen before it.
+fn matches_near_sorted(s: &Struct, by_anchor: &runs::Anchors, reach: usize, x: NodeId, out: &mut Vec<MatchId>) {
+    let mut seen: Vec<NodeId> = vec![x];
+    let mut frontier: Vec<NodeId> = vec![x];
+    let mut next: Vec<NodeId> = Vec::new();
     for _ in 0..reach {
         next.clear();
         for &y in &frontier {
@@ -1007,12 +1045,51 @@ fn matches_near(s: &Struct, by_anchor: &runs::Anchors, reach: usize, x: NodeId, 
         seen.sort_unstable();
         std::mem::swap(&mut frontier, &mut next);
     }
-    // The matches anchored at a primitive of the neighbourhood at or after x, in node order.
-    for &y in seen.iter().filter(|&&y| y >= x) {
-        let (Some(a), Some(b)) = (by_anchor.try_get(y as usize), by_anchor.try_get(y as usize + 1)) else {
-            continue;
-        };
-        out.extend(a..b);
+    seen.retain(|&y| y >= x);
+    anchored_at(by_anchor, &seen, out);
+}
+
+/// The nodes a [`matches_near`] search has seen: an open-addressed table of `NEAR` slots, full
+/// at three quarters.
+struct NearSet {
+    slots: [NodeId; NEAR],
+    len: usize,
+}
+
+/// Slots of a [`NearSet`] (a power of two).
+const NEAR: usize = 512;
+
+impl NearSet {
+    fn new() -> Self {
+        NearSet {
+            slots: [NodeId::MAX; NEAR],
+            len: 0,
+        }
+    }
+    /// Adds `x`; whether it was not there yet. Past three quarters full, it adds nothing more
+    /// (and [`NearSet::full`] says so).
+    #[inline]
+    fn insert(&mut self, x: NodeId) -> bool {
+        let mut i = (x.wrapping_mul(0x9E37_79B9) >> (32 - NEAR.trailing_zeros())) as usize;
+        loop {
+            match self.slots[i] {
+                y if y == x => return false,
+                NodeId::MAX => break,
+                _ => i = (i + 1) & (NEAR - 1),
+            }
+        }
+        if self.full() {
+            return false;
+        }
+        self.slots[i] = x;
+        self.len += 1;
+        true
+    }
+    fn full(&self) -> bool {
+        self.len >= NEAR * 3 / 4
+    }
+    fn nodes(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.slots.iter().copied().filter(|&y| y != NodeId::MAX)
     }
 }
 
@@ -1239,4 +1316,70 @@ pub fn of_struct(
     }
     tl.end_step()?;
     Ok((tl, order))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{matches_near, matches_near_sorted, runs};
+    use crate::demo::bank;
+    use crate::ets::structs::Struct;
+    use std::sync::Arc;
+
+    /// A ladder of withdrawals and spendings: each withdrawal takes the person from the spending
+    /// before it and the account from the withdrawal before it.
+    fn ladder(rungs: usize) -> Struct {
+        let al = Arc::new(bank::alphabet());
+        let k = |n: &str| al.kind(n).expect("a bank primitive");
+        let (arrive, open, withdraw, spend) = (k("arrive"), k("open"), k("withdraw"), k("spend"));
+        let site = |p, n: &str, initial: bool| {
+            let p = al.primitive(p);
+            if initial {
+                p.initial_index(n)
+            } else {
+                p.terminal_index(n)
+            }
+            .expect("a bank site")
+        };
+        let mut s = Struct::new(al.clone());
+        let mut person = (s.add_primitive(arrive).unwrap(), site(arrive, "person", false));
+        let mut account = (s.add_primitive(open).unwrap(), site(open, "account", false));
+        for _ in 0..rungs {
+            let w = s.add_primitive(withdraw).unwrap();
+            s.connect(person.0, person.1, w, site(withdraw, "person", true))
+                .unwrap();
+            s.connect(account.0, account.1, w, site(withdraw, "account", true))
+                .unwrap();
+            let sp = s.add_primitive(spend).unwrap();
+            s.connect(w, site(withdraw, "person", false), sp, site(spend, "person", true))
+                .unwrap();
+            s.connect(w, site(withdraw, "money", false), sp, site(spend, "money", true))
+                .unwrap();
+            person = (sp, site(spend, "person", false));
+            account = (w, site(withdraw, "account", false));
+        }
+        s
+    }
+
+    #[test]
+    fn the_neighbourhood_marked_in_a_table_is_the_one_searched_with_sorted_lists() {
+        let s = ladder(400);
+        // Two matches anchored at each node.
+        let mut anchors = runs::Anchors::new();
+        for i in 0..=s.len() as u32 {
+            anchors.push(2 * i);
+        }
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        // Small and large neighbourhoods; 300 processes out is past the table's room, which then
+        // searches with the sorted lists.
+        for reach in [0, 1, 2, 3, 40, 120, 300] {
+            for x in [0, 1, 2, 57, 400, 801] {
+                a.clear();
+                b.clear();
+                matches_near(&s, &anchors, reach, x, &mut a);
+                matches_near_sorted(&s, &anchors, reach, x, &mut b);
+                assert_eq!(a, b, "reach {reach}, node {x}");
+                assert!(a.contains(&(2 * x)), "the matches anchored at x itself");
+            }
+        }
+    }
 }
