@@ -546,6 +546,13 @@ impl Level {
                 + e.pending.heap_bytes();
         }
         elements += self.above.capacity() * 4;
+        // Level 0's lists of the quiet elements, kept from one step to the next.
+        let quiet = std::mem::size_of::<QuietEntry>();
+        let image = std::mem::size_of::<Image>();
+        elements += self.quiet_mark.capacity()
+            + self.quiet_list.capacity() * 4
+            + (self.quiet_prev.capacity() + self.quiet_spare.0.capacity()) * quiet
+            + (self.quiet_images.capacity() + self.quiet_spare.1.capacity()) * image;
         fn spill<const N: usize>(v: &Vec<SmallVec<[u32; N]>>) -> usize {
             v.capacity() * std::mem::size_of::<SmallVec<[u32; N]>>()
                 + v.iter()
@@ -579,7 +586,8 @@ pub struct LevelMemory {
     pub match_holders: usize,
     /// The elements holding each node.
     pub node_holders: usize,
-    /// The element records, and each element's node in the level above.
+    /// The element records, each element's node in the level above, and level 0's lists of the
+    /// elements that took their images at the last step.
     pub elements: usize,
     /// Each element's lists: applications, their sets, runs, nodes, pending matches.
     pub element_lists: usize,
