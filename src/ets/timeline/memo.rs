@@ -225,11 +225,9 @@ impl Level {
         f.used = t;
         let el = Elem::stillborn_at(cls, self.table.classes[cls as usize].class, f.state, f.complete, t);
         let apps = std::mem::take(&mut f.apps);
+        // (What it shares with other elements is not handed up: as for a trial's element.)
         for &a in &apps {
             self.memo.covered.insert((a, cls));
-            if !self.store.holders(a).is_empty() {
-                self.shared.push(a);
-            }
         }
         self.memo.floods.get_mut(&key).expect("found above").apps = apps;
         self.push_element(el);

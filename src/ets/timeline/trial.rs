@@ -8,9 +8,10 @@
 //! A derivation that runs to its end and leaves a stillborn element leaves only this behind
 //! (`docs/design-floods.md`, "What a stillborn derivation leaves behind"): an element id; its
 //! applications, which no other start of its class may take up for the rest of the step; per
-//! node it held, that it did (for later rebirths), with its applications of start sets; the
-//! memo's record of it; and the applications it shared with other elements, for the level
-//! above's feed (which reads their holders once the step is over, without the stillborn element).
+//! node it held, that it did (for later rebirths), with its applications of start sets; and the
+//! memo's record of it. (What it shared with other elements is no link for the level above: the
+//! feed reads holders once the step is over, without the stillborn element, and the living
+//! holders list their links themselves.)
 //! The element and its applications never enter the holder lists of nodes and matches, from
 //! which `Level::finish_delta` would take them out again.
 //!
@@ -106,12 +107,9 @@ impl Level {
         let cr = &self.table.classes[cls as usize];
         let mut el = Elem::stillborn_at(cls, cr.class, to, cr.accept[to as usize], cx.t);
         el.unlisted = true;
-        // What it shares with other elements (`Level::apply`: two holders or more, itself one).
-        for &a in &d.apps {
-            if !self.store.holders(a).is_empty() {
-                self.shared.push(a);
-            }
-        }
+        // What it shares with other elements is not handed up (`Level::apply` would list it):
+        // once it is gone, a link among the other holders is listed by the living holder that
+        // applies it, or by the one that becomes a node ([`super::Feed::of`]).
         // What it applied of start sets starts nothing else of its class at this step
         // (`Level::covered`).
         for &j in &d.start_apps {
