@@ -828,16 +828,24 @@ impl Level {
     /// Element `e` makes an application at step `t`: its first at `t` begins a run (from its next
     /// application on), and an element made before `t` is extended.
     fn applies_at(&mut self, e: ElementId, t: u32) {
+        self.first_at(e, t);
+        let el = &mut self.elems[e as usize];
+        if el.runs.last().is_none_or(|r| r.0 != t) {
+            grow(&mut el.runs, 1);
+            el.runs.push((t, el.apps.len() as u32));
+        }
+    }
+
+    /// Element `e` applies something at step `t`: at its first application at `t`, an element
+    /// made before `t` is extended ([`Level::applies_at`], [`Level::take_images`]).
+    #[inline]
+    fn first_at(&mut self, e: ElementId, t: u32) {
         let el = &mut self.elems[e as usize];
         if el.applied_at != t {
             el.applied_at = t;
             if el.born < t && !el.forked_now(t) {
                 self.delta.extended.push(e);
             }
-        }
-        if el.runs.last().is_none_or(|r| r.0 != t) {
-            grow(&mut el.runs, 1);
-            el.runs.push((t, el.apps.len() as u32));
         }
     }
 
@@ -1871,15 +1879,12 @@ impl Level {
         debug_assert!(cx.quiet && cx.level0 && self.n == 0);
         self.touch(cx, e);
         let t = cx.t;
-        // What `applies_at` does for its first application at t (it applied nothing at t yet: it
-        // applied at t−1), with the run kept as images ([`super::runs`]): nothing written but
-        // where its nodes stand, and one entry for the image runs of consecutive steps.
+        // Its first application at t (it applied at t−1), with the run kept as images
+        // ([`super::runs`]): nothing written but where its nodes stand, and one entry for the
+        // image runs of consecutive steps.
+        debug_assert_eq!(self.elems[e as usize].applied_at, t - 1);
+        self.first_at(e, t);
         let el = &mut self.elems[e as usize];
-        debug_assert_eq!(el.applied_at, t - 1);
-        el.applied_at = t;
-        if el.born < t && !el.forked_now(t) {
-            self.delta.extended.push(e);
-        }
         match el.runs.last_mut() {
             Some(r) if Elem::is_image(*r) && r.0 == t - 1 => r.0 = t,
             _ => {
@@ -1903,11 +1908,12 @@ impl Level {
         for &x in fresh {
             debug_assert!(!self.node_holders.contains(x as usize, e));
             self.node_holders.push(x as usize, e);
-            let el = &mut self.elems[e as usize];
             if (cx.open)(x) {
-                el.open += 1;
+                self.elems[e as usize].open += 1;
             }
-            el.last = t;
+        }
+        if !fresh.is_empty() {
+            self.elems[e as usize].last = t;
         }
     }
 
