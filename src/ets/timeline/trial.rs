@@ -45,6 +45,9 @@ pub(crate) struct Trial {
     stack: Vec<NodeId>,
     /// The matches waiting for a step that leaves the state, in the order they were offered.
     pending: Vec<MatchId>,
+    /// What the trial under way derived (kept between trials, so that a long derivation does not
+    /// grow new lists; the element a trial makes gets copies of its length).
+    derived: Derived,
 }
 
 impl Trial {
@@ -63,11 +66,18 @@ impl Trial {
 
     /// Heap bytes held.
     pub(crate) fn heap_bytes(&self) -> usize {
-        (self.applied.capacity() + self.stack.capacity() + self.pending.capacity()) * 4
+        (self.applied.capacity()
+            + self.stack.capacity()
+            + self.pending.capacity()
+            + self.derived.apps.capacity()
+            + self.derived.start_apps.capacity()
+            + self.derived.nodes.capacity())
+            * 4
     }
 }
 
 /// What a trial derived: the applications and nodes, in order.
+#[derive(Debug, Clone, Default)]
 struct Derived {
     apps: Vec<MatchId>,
     start_apps: Vec<u32>,
@@ -95,14 +105,15 @@ impl Level {
             trial.applied.resize(self.store.len(), 0);
         }
         let mut marks = self.take_flood_marks();
-        let derived = self.trial_derive(cx, cls, to, m, generation, &mut trial, &mut marks);
+        let mut d = std::mem::take(&mut trial.derived);
+        let derived = self.trial_derive(cx, cls, to, m, generation, &mut trial, &mut marks, &mut d);
         self.put_flood_marks(marks);
-        let Some(d) = derived else {
+        if !derived {
+            trial.derived = d;
             self.trial = trial;
             return None;
-        };
+        }
         trial.made += 1;
-        self.trial = trial;
         self.memo.impure = d.read_others;
         let cr = &self.table.classes[cls as usize];
         let mut el = Elem::stillborn_at(cls, cr.class, to, cr.accept[to as usize], cx.t);
@@ -115,14 +126,16 @@ impl Level {
         for &j in &d.start_apps {
             self.memo.cover(d.apps[j as usize], cls);
         }
-        el.apps = d.apps;
-        el.nodes = d.nodes;
+        el.apps = d.apps.clone();
+        el.nodes = d.nodes.clone();
+        trial.derived = d;
+        self.trial = trial;
         let e = self.push_element(el);
         self.touched_now.push(e);
         Some(e)
     }
 
-    /// The trial itself: `None` where it gives up.
+    /// The trial itself, into `d`: `false` where it gives up.
     #[allow(clippy::too_many_arguments)]
     fn trial_derive(
         &self,
@@ -133,14 +146,13 @@ impl Level {
         generation: u32,
         tr: &mut Trial,
         marks: &mut Vec<u32>,
-    ) -> Option<Derived> {
+        d: &mut Derived,
+    ) -> bool {
         let cr = &self.table.classes[cls as usize];
-        let mut d = Derived {
-            apps: Vec::new(),
-            start_apps: Vec::new(),
-            nodes: Vec::new(),
-            read_others: false,
-        };
+        d.apps.clear();
+        d.start_apps.clear();
+        d.nodes.clear();
+        d.read_others = false;
         tr.stack.clear();
         tr.pending.clear();
         let held = |marks: &Vec<u32>, x: NodeId| marks.get(x as usize) == Some(&generation);
@@ -170,7 +182,7 @@ impl Level {
                 .all(|x| self.host.present(x, cx.t) || held(marks, x))
         };
         let ends = |mv: &[(u8, u32)]| mv.iter().any(|&(s, _)| cr.ends[s as usize]);
-        apply(m0, &mut d, tr, marks);
+        apply(m0, d, tr, marks);
         loop {
             // `Level::catch_up`, with `Level::offer` for the one element.
             while let Some(x) = tr.stack.pop() {
@@ -188,7 +200,7 @@ impl Level {
                     }
                     if cr.recorded[l] && self.store.nodes(m).all(|y| held(marks, y)) {
                         if self.presence(cx, m) == Presence::Here {
-                            apply(m, &mut d, tr, marks);
+                            apply(m, d, tr, marks);
                         }
                         continue;
                     }
@@ -216,7 +228,7 @@ impl Level {
                         continue;
                     }
                     if pres == Presence::Here && cr.loop_set(state, l).is_some() {
-                        apply(m, &mut d, tr, marks);
+                        apply(m, d, tr, marks);
                         continue;
                     }
                     if !cr.usable_later[state as usize][l] {
@@ -252,7 +264,7 @@ impl Level {
                     continue;
                 };
                 if pres == Presence::Here && cr.loop_set(state, l).is_some() {
-                    apply(m, &mut d, tr, marks);
+                    apply(m, d, tr, marks);
                     looped = true;
                     continue;
                 }
@@ -276,13 +288,15 @@ impl Level {
             }
             if options {
                 // A way on that does not end it: the element goes on, or chooses.
-                return None;
+                return false;
             }
             // Only steps that end the element are left: its generating system terminates
             // (`Level::terminate`). Without one, it lives on.
-            let x0 = ending?;
-            apply(x0, &mut d, tr, marks);
-            return Some(d);
+            let Some(x0) = ending else {
+                return false;
+            };
+            apply(x0, d, tr, marks);
+            return true;
         }
     }
 }
