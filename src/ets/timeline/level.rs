@@ -1642,6 +1642,12 @@ impl Level {
             let Some(x0) = self.store.nodes(m).next() else {
                 continue;
             };
+            // Level 0: an element that is not quiet and holds a primitive of this step joined it
+            // at this step, which set its bit; with one of them clear, only quiet elements (which
+            // the loop passes by) can hold every primitive of the match.
+            if cx.level0 && !self.store.nodes(m).all(|y| self.loud_or_old(cx, y)) {
+                continue;
+            }
             let hs: SmallVec<[ElementId; 8]> = self.node_holders.get(x0 as usize).iter().collect();
             for e in hs {
                 if self.is_quiet(e) || !self.alive(e) || self.store.held_by(m, e) {
