@@ -368,8 +368,10 @@ pub struct Level {
     pub(crate) quiet_at: u32,
     /// Level 0, during a step: per primitive of the step, whether an element that is not quiet
     /// joined it ([`Level::register_node`]). A match with a context primitive of the step whose bit
-    /// is clear is offered to no one ([`Level::route`]). A bit left set when that holder leaves,
-    /// as a stillborn element does after the derivation, would only cost a routing.
+    /// is clear is offered to no one ([`Level::route`]), and a recorded match with a primitive of
+    /// the step whose bit is clear lies inside no element the derivation visits ([`Level::derive`]).
+    /// A bit left set when that holder leaves, as a stillborn element does after the derivation,
+    /// would only cost a routing or a look at the holders.
     loud: Vec<u64>,
     /// Level n ≥ 1, while an element begun from a start is derived (most are floods through a
     /// region, and ask at every join whether they hold a node): that element, and per node,
