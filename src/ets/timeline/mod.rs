@@ -550,19 +550,27 @@ impl Timeline {
         let mut dirty_new: Vec<u64> = vec![0; (strukt.len() - first_node as usize).div_ceil(64)];
         // The earliest primitive a match of this step holds.
         let mut least = first_node;
+        // The images of the matches anchored at the primitives the clean ones repeat, copied a
+        // run of consecutive clean primitives at a time (their originals' matches are
+        // consecutive): `images` are those not copied yet, the first at `copied_to` in the store.
+        let mut images: std::ops::Range<MatchId> = 0..0;
+        let mut copied_to = first_new;
+        let sigma = repeats::Sigma::new(starts, strukt.len() as NodeId);
         for n in first_node..strukt.len() as NodeId {
             if self.repeats.is_clean(first_node, n) {
-                // The images of the matches anchored at the primitive it repeats.
-                let p = repeats::original(starts, n);
-                for m in anchors.get(p as usize)..anchors.get(p as usize + 1) {
-                    flat.clear();
-                    lv.store.nodes(m).for_each(|x| flat.push(repeats::image(starts, x)));
-                    least = flat.iter().copied().fold(least, NodeId::min);
-                    lv.store.push(lv.store.constraint(m), &flat, t);
+                let p = repeats::original(starts, n) as usize;
+                let (from, to) = (anchors.get(p), anchors.get(p + 1));
+                if images.is_empty() {
+                    images = from..from;
+                    copied_to = lv.store.len() as MatchId;
                 }
-                anchors.push(lv.store.len() as u32);
+                debug_assert_eq!(images.end, from);
+                images.end = to;
+                anchors.push(copied_to + (to - images.start));
                 continue;
             }
+            let run = std::mem::replace(&mut images, 0..0);
+            least = lv.store.push_images(run, |x| sigma.image(x), t, least);
             let kind = strukt.kind_of(n).0 as usize;
             // What feeds each initial site: (kind, terminal site).
             let mut fed: SmallVec<[(u32, u16); 8]> = SmallVec::new();
@@ -608,6 +616,7 @@ impl Timeline {
             }
             anchors.push(lv.store.len() as u32);
         }
+        least = lv.store.push_images(images, |x| sigma.image(x), t, least);
         // This step's seed index: per new primitive, the new matches holding it at a seed position.
         let nn = strukt.len() - first_node as usize;
         let mut head = vec![NONE; nn];
@@ -657,7 +666,7 @@ impl Timeline {
             let n = p - starts[t as usize - 1] + first_node;
             (n < len && rp.is_clean(first_node, n)).then(|| shifts.image(m, p, t - 1, t))
         };
-        let shift = |x: NodeId| repeats::image(starts, x);
+        let shift = |x: NodeId| sigma.image(x);
         let finds = t > 0 && !self.repeats.off;
         let mut cx = StepCtx {
             t,

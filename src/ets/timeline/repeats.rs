@@ -112,11 +112,8 @@ impl Repeats {
         let step_of = |x: NodeId| step_of(starts, x) as u32;
         let end_of = |k: u32| -> NodeId { starts.get(k as usize + 1).copied().unwrap_or(len) };
         // σ(x): the node at x's offset in the next step, if that step has one there.
-        let sigma = |x: NodeId| -> Option<NodeId> {
-            let k = step_of(x);
-            let y = (k < t).then(|| image(starts, x))?;
-            (y < end_of(k + 1)).then_some(y)
-        };
+        let sg = Sigma::new(starts, len);
+        let sigma = |x: NodeId| sg.next(x);
         // 1. Which nodes of step t repeat (a step most of whose nodes do not is not listed: the
         // count stops there), and how far back the processes into a listed step come from.
         let from = self.bad.len();
@@ -267,6 +264,78 @@ pub(crate) fn image(starts: &[NodeId], x: NodeId) -> NodeId {
     x - starts[k] + starts[k + 1]
 }
 
+/// σ for the nodes of the two steps before the latest, t (where nearly every node of a match
+/// copied as an image lies, and every in-process of step t−1 comes from), each a constant
+/// shift; [`image`] for the others.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Sigma<'a> {
+    starts: &'a [NodeId],
+    /// The first node of step t, and the node after its last.
+    s0: NodeId,
+    len: NodeId,
+    /// The first node of step t−1 and its shift to step t.
+    s1: NodeId,
+    d1: NodeId,
+    /// The first node of step t−2 and its shift to step t−1.
+    s2: NodeId,
+    d2: NodeId,
+}
+
+impl<'a> Sigma<'a> {
+    /// σ for the steps of `starts`, the latest ending before node `len`.
+    pub(crate) fn new(starts: &'a [NodeId], len: NodeId) -> Self {
+        let t = starts.len() - 1;
+        let s0 = starts[t];
+        // A step missing: no node lies in it (its first node is past every node before it).
+        let (s1, d1) = if t >= 1 {
+            (starts[t - 1], s0 - starts[t - 1])
+        } else {
+            (s0, 0)
+        };
+        let (s2, d2) = if t >= 2 {
+            (starts[t - 2], s1 - starts[t - 2])
+        } else {
+            (s1, 0)
+        };
+        Sigma {
+            starts,
+            s0,
+            len,
+            s1,
+            d1,
+            s2,
+            d2,
+        }
+    }
+    /// σ(x), for a node `x` of a step before the latest (at its offset in the next step, which
+    /// need not have a node there).
+    #[inline(always)]
+    pub(crate) fn image(&self, x: NodeId) -> NodeId {
+        if x >= self.s1 {
+            x + self.d1
+        } else if x >= self.s2 {
+            x + self.d2
+        } else {
+            image(self.starts, x)
+        }
+    }
+    /// σ(x) when `x` is of a step before the latest and the next step has a node at its offset.
+    #[inline(always)]
+    pub(crate) fn next(&self, x: NodeId) -> Option<NodeId> {
+        let (y, end) = if x >= self.s0 {
+            return None;
+        } else if x >= self.s1 {
+            (x + self.d1, self.len)
+        } else if x >= self.s2 {
+            (x + self.d2, self.s0)
+        } else {
+            let k = step_of(self.starts, x);
+            (image(self.starts, x), self.starts[k + 2])
+        };
+        (y < end).then_some(y)
+    }
+}
+
 /// The step of node `x` (`starts`: each step's first node), read at once for the last three
 /// steps, where nearly every node asked about lies (the matches copied as images at step t are
 /// those of step t−1, whose nodes reach into t−2).
@@ -288,7 +357,7 @@ pub(crate) fn step_of(starts: &[NodeId], x: NodeId) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::step_of;
+    use super::{Sigma, step_of};
     use crate::ets::ids::NodeId;
 
     /// The step a node belongs to: the last step whose first node is at or before it.
@@ -303,6 +372,37 @@ mod tests {
         for starts in cases {
             for x in 0..25 {
                 assert_eq!(step_of(starts, x), searched(starts, x), "{starts:?}, node {x}");
+            }
+        }
+    }
+
+    #[test]
+    fn sigma_read_at_once_is_the_shift_to_the_same_offset_of_the_next_step() {
+        // Steps of equal and of different sizes, empty ones, and a latest step shorter or longer
+        // than the one before.
+        let cases: [(&[NodeId], NodeId); 6] = [
+            (&[0], 4),
+            (&[0, 5], 9),
+            (&[0, 5, 5], 7),
+            (&[0, 0, 3, 3, 9], 16),
+            (&[0, 4, 8, 12, 12, 20], 23),
+            (&[0, 6, 9, 16, 20], 30),
+        ];
+        for (starts, len) in cases {
+            let sg = Sigma::new(starts, len);
+            let t = starts.len() - 1;
+            let end = |k: usize| starts.get(k + 1).copied().unwrap_or(len);
+            for x in 0..len {
+                let k = searched(starts, x);
+                // The node at x's offset in the next step, if x is of a step before the latest
+                // and the next step is long enough.
+                let want = (k < t)
+                    .then(|| x - starts[k] + starts[k + 1])
+                    .filter(|&y| y < end(k + 1));
+                assert_eq!(sg.next(x), want, "{starts:?}, node {x}");
+                if k < t {
+                    assert_eq!(sg.image(x), x - starts[k] + starts[k + 1], "{starts:?}, node {x}");
+                }
             }
         }
     }

@@ -65,6 +65,20 @@ impl Constraints {
             v.push(c);
         }
     }
+    /// Appends a copy of entry `i` (room made beforehand: [`Constraints::reserve`]).
+    #[inline]
+    fn push_copy(&mut self, i: usize) {
+        match self {
+            Constraints::Narrow(v) => v.push(v[i]),
+            Constraints::Wide(v) => v.push(v[i]),
+        }
+    }
+    fn reserve(&mut self, extra: usize) {
+        match self {
+            Constraints::Narrow(v) => grow(v, extra),
+            Constraints::Wide(v) => grow(v, extra),
+        }
+    }
     fn truncate(&mut self, n: usize) {
         match self {
             Constraints::Narrow(v) => v.truncate(n),
@@ -207,6 +221,76 @@ impl MatchStore {
         }
         self.holder.push(NONE);
         id
+    }
+    /// Appends, formed at step `t`, the images of the earlier matches `from`: each with the
+    /// constraint of its original and its nodes mapped by `img`, stored as [`MatchStore::push`]
+    /// stores them one at a time (the same blocks, bases and offsets). Returns the least node of
+    /// the images, or `least` if that is less.
+    ///
+    /// Most images are re-encoded offset by offset: an original whose nodes are offsets in its
+    /// block gives offsets in the current block without being decoded into a list.
+    pub fn push_images(
+        &mut self,
+        from: std::ops::Range<MatchId>,
+        img: impl Fn(NodeId) -> NodeId,
+        t: u32,
+        mut least: NodeId,
+    ) -> NodeId {
+        let k = from.len();
+        if k == 0 {
+            return least;
+        }
+        grow(&mut self.end, k);
+        grow(&mut self.holder, k);
+        self.constraint.reserve(k);
+        if self.formed.last().is_none_or(|r| r.0 != t) {
+            self.formed.push((t, self.len() as MatchId));
+        }
+        let mut buf: SmallVec<[NodeId; 8]> = SmallVec::new();
+        for m in from {
+            let i = m as usize;
+            let id = self.end.len();
+            let end = self.end[i];
+            let (first, base) = self.blocks.get(id >> BLOCK_SHIFT).copied().unwrap_or((0, UNSET));
+            // The original kept whole, a new block (its base is chosen by its first match), or
+            // one with no base yet: as `push` does it.
+            if end & WIDE == 0 && id & (BLOCK - 1) != 0 && base != UNSET {
+                let (ofirst, obase) = self.blocks[i >> BLOCK_SHIFT];
+                let lo = if i & (BLOCK - 1) == 0 {
+                    0
+                } else {
+                    self.end[i - 1] & !WIDE
+                };
+                let (src, n) = (ofirst as usize + lo as usize, (end - lo) as usize);
+                let at = self.nodes.len() - first as usize;
+                if at + n < WIDE as usize {
+                    grow(&mut self.nodes, n);
+                    let mut fits = true;
+                    for j in src..src + n {
+                        let y = img(obase + self.nodes[j] as NodeId);
+                        least = least.min(y);
+                        if y < base || y - base > u16::MAX as u32 {
+                            fits = false;
+                            break;
+                        }
+                        self.nodes.push((y - base) as u16);
+                    }
+                    if fits {
+                        self.end.push((at + n) as u16);
+                        self.constraint.push_copy(i);
+                        self.holder.push(NONE);
+                        continue;
+                    }
+                    self.nodes.truncate(first as usize + at);
+                }
+            }
+            buf.clear();
+            buf.extend(self.nodes(m).map(&img));
+            least = buf.iter().copied().fold(least, NodeId::min);
+            let c = self.constraint(m);
+            self.push(c, &buf, t);
+        }
+        least
     }
     /// Number of matches.
     #[inline]
@@ -450,6 +534,37 @@ mod tests {
     }
 
     proptest! {
+        /// The images copied at once are stored as pushing them one at a time stores them: the
+        /// same blocks, bases, offsets, matches kept whole and steps formed, and the same least
+        /// node.
+        #[test]
+        fn images_copied_at_once_are_stored_as_pushed_one_by_one(
+            first in prop::collection::vec(nodes(), 1..300),
+            from in 0usize..300,
+            len in 0usize..300,
+            (cut, d1, d2) in (0u32..300_000, 0u32..70_000, 0u32..70_000),
+        ) {
+            let mut s = MatchStore::default();
+            for (i, ns) in first.iter().enumerate() {
+                s.push(ConstraintId(i as u32 % 7), ns, i as u32 / 10);
+            }
+            let from = from.min(first.len());
+            let range = from as MatchId..(from + len).min(first.len()) as MatchId;
+            // A shift by one amount below `cut` and another from it on, as from one step to the next.
+            let img = |x: NodeId| if x < cut { x.saturating_add(d1) } else { x.saturating_add(d2) };
+            let t = 1_000;
+            let mut one = s.clone();
+            let mut least = u32::MAX - 7;
+            for m in range.clone() {
+                let ns: Vec<NodeId> = one.nodes(m).map(img).collect();
+                least = ns.iter().copied().fold(least, NodeId::min);
+                one.push(one.constraint(m), &ns, t);
+            }
+            let got = s.push_images(range, img, t, u32::MAX - 7);
+            prop_assert_eq!(got, least);
+            prop_assert_eq!(format!("{s:?}"), format!("{one:?}"));
+        }
+
         /// The nodes read back are those pushed, across blocks, for matches kept whole, and after
         /// undoing to any length and pushing again.
         #[test]
