@@ -137,9 +137,19 @@ impl Pending {
     }
 }
 
-/// Level 0: an element that took its images at a step ([`Level::quiet_steps`]), the range of
-/// those images in the list of the step's, its state and its number of applications then.
-type QuietEntry = (ElementId, u32, u32, u32, u32);
+/// Level 0: an element that took its images at a step ([`Level::quiet_steps`]).
+#[derive(Debug, Clone, Copy)]
+struct QuietEntry {
+    e: ElementId,
+    /// The range of its images in the list of the step's.
+    images: (u32, u32),
+    /// The range of the primitives of the step they hold (each once, in the order the images
+    /// hold them first) in the list of the step's.
+    fresh: (u32, u32),
+    /// Its state and its number of applications then.
+    state: u32,
+    apps: u32,
+}
 
 /// Level 0: the image of an application a quiet element takes ([`Level::quiet_steps`]).
 #[derive(Debug, Clone, Copy)]
@@ -152,6 +162,8 @@ pub(crate) struct Image {
     original: MatchId,
     /// Its latest primitive (where it is anchored).
     anchor: NodeId,
+    /// Its place among the matches anchored there (the same in every image of one original).
+    rank: u32,
 }
 
 /// An element's state before a step changed it (for undo).
@@ -362,9 +374,10 @@ pub struct Level {
     /// step, one of them that has not changed since has those images as its last run.
     quiet_prev: Vec<QuietEntry>,
     quiet_images: Vec<Image>,
-    /// The two lists above as they were a step earlier, emptied: reused, so that a step does
+    quiet_fresh: Vec<NodeId>,
+    /// The three lists above as they were a step earlier, emptied: reused, so that a step does
     /// not grow new ones.
-    quiet_spare: (Vec<QuietEntry>, Vec<Image>),
+    quiet_spare: (Vec<QuietEntry>, Vec<Image>, Vec<NodeId>),
     pub(crate) quiet_at: u32,
     /// Level 0, during a step: per primitive of the step, whether an element that is not quiet
     /// joined it ([`Level::register_node`]). A match with a context primitive of the step whose bit
@@ -423,7 +436,8 @@ impl Level {
             quiet_list: Vec::new(),
             quiet_prev: Vec::new(),
             quiet_images: Vec::new(),
-            quiet_spare: (Vec::new(), Vec::new()),
+            quiet_fresh: Vec::new(),
+            quiet_spare: (Vec::new(), Vec::new(), Vec::new()),
             quiet_at: NONE,
             loud: Vec::new(),
             flood: NONE,
@@ -554,7 +568,8 @@ impl Level {
         elements += self.quiet_mark.capacity()
             + self.quiet_list.capacity() * 4
             + (self.quiet_prev.capacity() + self.quiet_spare.0.capacity()) * quiet
-            + (self.quiet_images.capacity() + self.quiet_spare.1.capacity()) * image;
+            + (self.quiet_images.capacity() + self.quiet_spare.1.capacity()) * image
+            + (self.quiet_fresh.capacity() + self.quiet_spare.2.capacity()) * 4;
         fn spill<const N: usize>(v: &Vec<SmallVec<[u32; N]>>) -> usize {
             v.capacity() * std::mem::size_of::<SmallVec<[u32; N]>>()
                 + v.iter()
@@ -645,13 +660,13 @@ pub(crate) struct StepCtx<'a> {
     pub around: &'a dyn Fn(NodeId, &mut Vec<MatchId>),
     /// Elements to resolve (non-loop steps pending).
     pub resolve: Vec<ElementId>,
-    /// Level 0, repeats found: the image at this step of match `m` formed at the step before
-    /// and anchored (its latest primitive) at `p`, when that primitive's image is calm
-    /// (`super::repeats`).
-    pub image: Option<&'a dyn Fn(MatchId, NodeId) -> Option<MatchId>>,
+    /// Level 0, repeats found: the image at this step of the match formed at the step before,
+    /// anchored (its latest primitive) at `p` with rank `r` there (the match `r` places after the
+    /// first anchored at `p`), when that primitive's image is calm (`super::repeats`).
+    pub image: Option<&'a dyn Fn(u32, NodeId) -> Option<MatchId>>,
     /// Level 0: the shift σ of a primitive of an earlier step (the primitive at its place one
     /// step on).
-    pub shift: Option<&'a dyn Fn(NodeId) -> NodeId>,
+    pub shift: Option<super::repeats::Sigma<'a>>,
     /// Level 0: the earlier primitives held by a match of this step that is not an image (sorted),
     /// and this step's (bits, from its first primitive): an element holding one derives.
     pub dirty_old: &'a [NodeId],
@@ -1718,7 +1733,7 @@ impl Level {
     /// changes nothing either. What the other elements do (merges, starts, shared applications)
     /// is derived as before. `Timeline::find_repeats(false)` is the oracle.
     fn quiet_steps(&mut self, cx: &mut StepCtx) {
-        let (Some(image), Some(shift)) = (cx.image, cx.shift) else {
+        let (Some(image), Some(sigma)) = (cx.image, cx.shift) else {
             return;
         };
         let t = cx.t;
@@ -1731,11 +1746,14 @@ impl Level {
         // The elements quiet at t−1, when the last step to run this was t−1.
         let prev_list = std::mem::take(&mut self.quiet_prev);
         let prev_images = std::mem::take(&mut self.quiet_images);
+        let prev_fresh = std::mem::take(&mut self.quiet_fresh);
         let prev: &[QuietEntry] = if self.quiet_at == t - 1 { &prev_list } else { &[] };
         let mut pi = 0;
-        let (mut next, mut imgs) = std::mem::take(&mut self.quiet_spare);
+        let (mut next, mut imgs, mut fresh_all) = std::mem::take(&mut self.quiet_spare);
         next.clear();
         imgs.clear();
+        fresh_all.clear();
+        let anchors = cx.shifts.map(|s| s.anchors);
         // An element holding an earlier primitive a match of t that is not an image holds is not
         // quiet (both lists are in id order: one walk).
         let mut out: Vec<ElementId> = Vec::new();
@@ -1768,17 +1786,22 @@ impl Level {
             // anchors are known, so neither its lists nor the matches' nodes are read again.
             // (Nothing can apply to a quiet element after its images within a step, nor change its
             // state: the guard costs two compares.)
-            while prev.get(pi).is_some_and(|p| p.0 < e) {
+            while prev.get(pi).is_some_and(|p| p.e < e) {
                 pi += 1;
             }
             let last = prev
                 .get(pi)
-                .filter(|p| p.0 == e && p.3 == el.state && p.4 == el.apps.len() as u32)
-                .map(|p| &prev_images[p.1 as usize..p.2 as usize]);
+                .filter(|p| p.e == e && p.state == el.state && p.apps == el.apps.len() as u32)
+                .map(|p| {
+                    (
+                        &prev_images[p.images.0 as usize..p.images.1 as usize],
+                        &prev_fresh[p.fresh.0 as usize..p.fresh.1 as usize],
+                    )
+                });
             if last.is_none() && el.runs.last().is_none_or(|r| r.0 != t - 1) {
                 continue;
             }
-            self.update_streak(e, t, shift, cx.shifts.unwrap_or(Shifts::NONE));
+            self.update_streak(e, t, sigma, cx.shifts.unwrap_or(Shifts::NONE));
             let el = &self.elems[e as usize];
             if el.rep_len < REPEATS.max(cx.span + 2) {
                 continue;
@@ -1795,10 +1818,16 @@ impl Level {
             // (argued below), so only this step's are read.
             let persisting = last.is_some();
             fresh.clear();
-            // Its last run: (match, set, anchor), each a loop of its state.
-            let mut run: SmallVec<[(MatchId, u8, NodeId); 8]> = SmallVec::new();
-            if let Some(last) = last {
-                run.extend(last.iter().map(|i| (i.m, i.set, i.anchor)));
+            // Its last run, each a loop of its state (`original` is not read).
+            let mut run: SmallVec<[Image; 8]> = SmallVec::new();
+            let run: &[Image] = if let Some((last, last_fresh)) = last {
+                // The primitives of t its images hold are the images of those of t−1 the images
+                // it took then held, in the same order: each image holds the images of its
+                // original's primitives, in order, and σ keeps the order within a step.
+                for &x in last_fresh {
+                    fresh.push(sigma.image(x));
+                }
+                last
             } else {
                 let cr = &self.table.classes[el.cls as usize];
                 let apps = self.run_apps_at(e, t - 1, cx.shifts.unwrap_or(Shifts::NONE));
@@ -1808,31 +1837,44 @@ impl Level {
                         ok = false;
                         break;
                     }
-                    run.push((m, set, self.store.nodes(m).max().unwrap_or(0)));
+                    let anchor = self.store.nodes(m).max().unwrap_or(0);
+                    let rank = anchors.map_or(0, |a| m - a.get(anchor as usize));
+                    run.push(Image {
+                        m,
+                        set,
+                        original: m,
+                        anchor,
+                        rank,
+                    });
                 }
-            }
-            for &(m, set, anchor) in run.iter().take_while(|_| ok) {
-                let Some(m2) = image(m, anchor) else {
+                &run
+            };
+            for &Image {
+                m, set, anchor, rank, ..
+            } in run.iter().take_while(|_| ok)
+            {
+                let Some(m2) = image(rank, anchor) else {
                     ok = false;
                     break;
                 };
-                let joins_clean = self.store.nodes(m2).all(|x| {
-                    if x < cx.first_node {
-                        // An earlier primitive y of the image of m1 (of its images at t−1) is
-                        // σ(x), x a primitive of m1 it held before t−1 (the check at t−1),
-                        // joined at some step j ≤ t−2 through its run at j. x is at most
-                        // span + 1 steps back, so j and j + 1 lie in its streak (rep_len ≥
-                        // span + 2): its run at j + 1 ≤ t−1 is the image of its run at j, and
-                        // holds y.
-                        persisting || self.holds(e, x)
-                    } else {
-                        let i = (x - cx.first_node) as usize;
-                        if !fresh.contains(&x) {
-                            fresh.push(x);
+                // Quiet at t−1 and unchanged since: an earlier primitive y of the image of m1 (of
+                // its images at t−1) is σ(x), x a primitive of m1 it held before t−1 (the check
+                // at t−1), joined at some step j ≤ t−2 through its run at j. x is at most span + 1
+                // steps back, so j and j + 1 lie in its streak (rep_len ≥ span + 2): its run at
+                // j + 1 ≤ t−1 is the image of its run at j, and holds y. Its primitives of t are
+                // read below.
+                let joins_clean = persisting
+                    || self.store.nodes(m2).all(|x| {
+                        if x < cx.first_node {
+                            self.holds(e, x)
+                        } else {
+                            let i = (x - cx.first_node) as usize;
+                            if !fresh.contains(&x) {
+                                fresh.push(x);
+                            }
+                            cx.dirty_new[i / 64] >> (i % 64) & 1 == 0
                         }
-                        cx.dirty_new[i / 64] >> (i % 64) & 1 == 0
-                    }
-                });
+                    });
                 if !joins_clean {
                     ok = false;
                     break;
@@ -1841,9 +1883,17 @@ impl Level {
                     m: m2,
                     set,
                     original: m,
-                    anchor: shift(anchor),
+                    anchor: sigma.image(anchor),
+                    rank,
                 });
             }
+            // (Quiet at t−1: its primitives of t, the images of those of t−1, are read here.)
+            ok = ok
+                && (!persisting
+                    || fresh.iter().all(|&x| {
+                        let i = (x - cx.first_node) as usize;
+                        cx.dirty_new[i / 64] >> (i % 64) & 1 == 0
+                    }));
             if !ok {
                 imgs.truncate(start);
                 continue;
@@ -1851,7 +1901,15 @@ impl Level {
             let (a, b) = (start as u32, imgs.len() as u32);
             self.take_images(cx, e, &imgs[start..], &fresh);
             let el = &self.elems[e as usize];
-            next.push((e, a, b, el.state, el.apps.len() as u32));
+            let f = fresh_all.len() as u32;
+            fresh_all.extend_from_slice(&fresh);
+            next.push(QuietEntry {
+                e,
+                images: (a, b),
+                fresh: (f, fresh_all.len() as u32),
+                state: el.state,
+                apps: el.apps.len() as u32,
+            });
             if self.quiet_mark.len() <= e as usize {
                 self.quiet_mark.resize(self.elems.len(), false);
             }
@@ -1867,8 +1925,9 @@ impl Level {
         self.touched_prev = cands;
         self.quiet_prev = next;
         self.quiet_images = imgs;
+        self.quiet_fresh = fresh_all;
         self.quiet_at = t;
-        self.quiet_spare = (prev_list, prev_images);
+        self.quiet_spare = (prev_list, prev_images, prev_fresh);
     }
 
     /// Level 0: quiet element `e` applies `imgs`, the images of its last run, in order, and joins
@@ -1926,7 +1985,7 @@ impl Level {
     }
 
     /// Level 0: brings `Elem::rep_len` of element `e` up to its run at t−1 (the last).
-    fn update_streak(&mut self, e: ElementId, t: u32, shift: &dyn Fn(NodeId) -> NodeId, sh: Shifts) {
+    fn update_streak(&mut self, e: ElementId, t: u32, sigma: super::repeats::Sigma, sh: Shifts) {
         let el = &self.elems[e as usize];
         if el.rep_at == t - 1 {
             return;
@@ -1947,7 +2006,7 @@ impl Level {
                                 .store
                                 .nodes(m0)
                                 .zip(self.store.nodes(m1))
-                                .all(|(x, y)| shift(x) == y)
+                                .all(|(x, y)| sigma.image(x) == y)
                     })
             }
             _ => false,

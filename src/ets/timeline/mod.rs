@@ -659,14 +659,13 @@ impl Timeline {
             starts: &level_starts,
             anchors: by_anchor,
         };
-        let image = |m: MatchId, p: NodeId| -> Option<MatchId> {
+        let image = |rank: u32, p: NodeId| -> Option<MatchId> {
             if t == 0 || p < starts[t as usize - 1] || p >= first_node {
                 return None;
             }
             let n = p - starts[t as usize - 1] + first_node;
-            (n < len && rp.is_clean(first_node, n)).then(|| shifts.image(m, p, t - 1, t))
+            (n < len && rp.is_clean(first_node, n)).then(|| by_anchor.get(n as usize) + rank)
         };
-        let shift = |x: NodeId| sigma.image(x);
         let finds = t > 0 && !self.repeats.off;
         let mut cx = StepCtx {
             t,
@@ -679,8 +678,8 @@ impl Timeline {
             around: &around,
             resolve: Vec::new(),
             catch: Vec::new(),
-            image: finds.then_some(&image as &dyn Fn(MatchId, NodeId) -> Option<MatchId>),
-            shift: finds.then_some(&shift as &dyn Fn(NodeId) -> NodeId),
+            image: finds.then_some(&image as &dyn Fn(u32, NodeId) -> Option<MatchId>),
+            shift: finds.then_some(sigma),
             dirty_old: &dirty_old,
             dirty_new: &dirty_new,
             shifts: Some(shifts),
