@@ -65,12 +65,12 @@ impl Constraints {
             v.push(c);
         }
     }
-    /// Appends a copy of entry `i` (room made beforehand: [`Constraints::reserve`]).
+    /// Appends a copy of entries `range` (room made beforehand: [`Constraints::reserve`]).
     #[inline]
-    fn push_copy(&mut self, i: usize) {
+    fn extend_from_within(&mut self, range: std::ops::Range<usize>) {
         match self {
-            Constraints::Narrow(v) => v.push(v[i]),
-            Constraints::Wide(v) => v.push(v[i]),
+            Constraints::Narrow(v) => v.extend_from_within(range),
+            Constraints::Wide(v) => v.extend_from_within(range),
         }
     }
     fn reserve(&mut self, extra: usize) {
@@ -247,23 +247,30 @@ impl MatchStore {
             self.formed.push((t, self.len() as MatchId));
         }
         let mut buf: SmallVec<[NodeId; 8]> = SmallVec::new();
-        for m in from {
+        let mut m = from.start;
+        while m < from.end {
             let i = m as usize;
             let id = self.end.len();
-            let end = self.end[i];
             let (first, base) = self.blocks.get(id >> BLOCK_SHIFT).copied().unwrap_or((0, UNSET));
-            // The original kept whole, a new block (its base is chosen by its first match), or
-            // one with no base yet: as `push` does it.
-            if end & WIDE == 0 && id & (BLOCK - 1) != 0 && base != UNSET {
+            // A chunk of originals within one block, copied into one block: in a block begun
+            // (a new block's base is chosen by its first match, as `push` does) and with a base.
+            let c = (from.end - m)
+                .min((BLOCK - (id & (BLOCK - 1))) as MatchId)
+                .min((BLOCK - (i & (BLOCK - 1))) as MatchId) as usize;
+            if id & (BLOCK - 1) != 0 && base != UNSET {
                 let (ofirst, obase) = self.blocks[i >> BLOCK_SHIFT];
                 let lo = if i & (BLOCK - 1) == 0 {
                     0
                 } else {
                     self.end[i - 1] & !WIDE
                 };
-                let (src, n) = (ofirst as usize + lo as usize, (end - lo) as usize);
+                let ends = &self.end[i..i + c];
+                // Originals kept whole stop the chunk before them.
+                let c = ends.iter().position(|&e| e & WIDE != 0).unwrap_or(c);
+                let hi = if c == 0 { lo } else { self.end[i + c - 1] };
+                let (src, n) = (ofirst as usize + lo as usize, (hi - lo) as usize);
                 let at = self.nodes.len() - first as usize;
-                if at + n < WIDE as usize {
+                if c > 0 && at + n < WIDE as usize {
                     grow(&mut self.nodes, n);
                     let mut fits = true;
                     for j in src..src + n {
@@ -276,19 +283,26 @@ impl MatchStore {
                         self.nodes.push((y - base) as u16);
                     }
                     if fits {
-                        self.end.push((at + n) as u16);
-                        self.constraint.push_copy(i);
-                        self.holder.push(NONE);
+                        // Each end moves by where the chunk begins in the two blocks.
+                        for q in i..i + c {
+                            let e = self.end[q] as usize - lo as usize + at;
+                            self.end.push(e as u16);
+                        }
+                        self.constraint.extend_from_within(i..i + c);
+                        self.holder.resize(self.holder.len() + c, NONE);
+                        m += c as MatchId;
                         continue;
                     }
                     self.nodes.truncate(first as usize + at);
                 }
             }
+            // One match as `push` stores it.
             buf.clear();
             buf.extend(self.nodes(m).map(&img));
             least = buf.iter().copied().fold(least, NodeId::min);
             let c = self.constraint(m);
             self.push(c, &buf, t);
+            m += 1;
         }
         least
     }
