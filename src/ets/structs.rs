@@ -661,6 +661,39 @@ impl Struct {
         (m < CLOSED).then_some((m, s as usize))
     }
 
+    /// Whether `n` and `p` have the same kind and each initial site of `n` is fed as the same
+    /// site of `p` is, from as many nodes back and through the same terminal site (or both are
+    /// free), with every node feeding `p` at `from` or later. Then the least node feeding `n`
+    /// (`n` itself when none does); `None` otherwise, and also where a partner lies too far
+    /// away to be read at once (a caller then compares them site by site).
+    pub fn fed_alike(&self, n: NodeId, p: NodeId, from: NodeId) -> Option<NodeId> {
+        let (kn, kp) = (*self.kinds.get(n as usize)?, *self.kinds.get(p as usize)?);
+        if kn != kp {
+            return None;
+        }
+        let ni = self.shape[kn as usize].0 as usize;
+        let (a, b) = (
+            self.first_slot[n as usize] as usize,
+            self.first_slot[p as usize] as usize,
+        );
+        let d = &self.slot_node.delta;
+        if d[a..a + ni] != d[b..b + ni] || self.slot_site[a..a + ni] != self.slot_site[b..b + ni] {
+            return None;
+        }
+        let mut least = n;
+        for &o in &d[a..a + ni] {
+            if o == D_FREE {
+                continue;
+            }
+            // (An initial site is never closed; a far partner is not read here.)
+            if o <= D_FAR || p.wrapping_add_signed(o as i32) < from {
+                return None;
+            }
+            least = least.min(n.wrapping_add_signed(o as i32));
+        }
+        Some(least)
+    }
+
     /// For initial site `site` of `n`: `None` when the site does not exist, else what feeds it
     /// (`Some(None)`: nothing).
     #[inline]
@@ -1146,5 +1179,51 @@ mod tests {
         assert_eq!(processes, s.process_count());
         let found = crate::ets::recognize_level(&st, 0, &s);
         assert!(!found.is_empty());
+    }
+
+    proptest::proptest! {
+        /// `fed_alike` says what comparing the two nodes' initial sites one by one says: same
+        /// kind, each site free in both or fed from as many nodes back through the same terminal
+        /// site, every node feeding the earlier one at `from` or later; and then names the least
+        /// node feeding the later one.
+        #[test]
+        #[cfg_attr(miri, ignore = "hundreds of random structs")]
+        fn nodes_fed_alike_are_those_compared_site_by_site(
+            kinds in proptest::collection::vec(0usize..16, 2..40),
+            joins in proptest::collection::vec((0usize..40, 1usize..6, 0usize..4, 0usize..4), 0..80),
+            from in 0u32..40,
+        ) {
+            let al = Arc::new(bank::alphabet());
+            let mut s = Struct::new(al.clone());
+            for k in &kinds {
+                s.add_primitive(PrimitiveKind((k % al.len()) as u32)).unwrap();
+            }
+            for &(to, back, fs, ts) in &joins {
+                let to = (to % kinds.len()) as NodeId;
+                if let Some(from) = to.checked_sub(back as NodeId) {
+                    // Refused joins (a site taken, missing or of another class) leave it as it was.
+                    let _ = s.connect(from, fs, to, ts);
+                }
+            }
+            for n in 0..s.len() as NodeId {
+                for p in 0..n {
+                    let mut alike = s.kind_of(n) == s.kind_of(p);
+                    let mut least = n;
+                    let mut site = 0;
+                    while alike && let Some(a) = s.predecessor_or_free(n, site) {
+                        match (a, s.predecessor_or_free(p, site)) {
+                            (None, Some(None)) => {}
+                            (Some((y, i)), Some(Some((x, j)))) => {
+                                alike = i == j && n - y == p - x && x >= from;
+                                least = least.min(y);
+                            }
+                            _ => alike = false,
+                        }
+                        site += 1;
+                    }
+                    proptest::prop_assert_eq!(s.fed_alike(n, p, from), alike.then_some(least), "{} {}", n, p);
+                }
+            }
+        }
     }
 }

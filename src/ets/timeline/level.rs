@@ -663,7 +663,7 @@ pub(crate) struct StepCtx<'a> {
     /// Level 0, repeats found: the image at this step of the match formed at the step before,
     /// anchored (its latest primitive) at `p` with rank `r` there (the match `r` places after the
     /// first anchored at `p`), when that primitive's image is calm (`super::repeats`).
-    pub image: Option<&'a dyn Fn(u32, NodeId) -> Option<MatchId>>,
+    pub image: Option<super::repeats::Images<'a>>,
     /// Level 0: the shift σ of a primitive of an earlier step (the primitive at its place one
     /// step on).
     pub shift: Option<super::repeats::Sigma<'a>>,
@@ -1853,7 +1853,7 @@ impl Level {
                 m, set, anchor, rank, ..
             } in run.iter().take_while(|_| ok)
             {
-                let Some(m2) = image(rank, anchor) else {
+                let Some(m2) = image.image(rank, anchor) else {
                     ok = false;
                     break;
                 };

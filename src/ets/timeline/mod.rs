@@ -659,13 +659,6 @@ impl Timeline {
             starts: &level_starts,
             anchors: by_anchor,
         };
-        let image = |rank: u32, p: NodeId| -> Option<MatchId> {
-            if t == 0 || p < starts[t as usize - 1] || p >= first_node {
-                return None;
-            }
-            let n = p - starts[t as usize - 1] + first_node;
-            (n < len && rp.is_clean(first_node, n)).then(|| by_anchor.get(n as usize) + rank)
-        };
         let finds = t > 0 && !self.repeats.off;
         let mut cx = StepCtx {
             t,
@@ -678,7 +671,7 @@ impl Timeline {
             around: &around,
             resolve: Vec::new(),
             catch: Vec::new(),
-            image: finds.then_some(&image as &dyn Fn(u32, NodeId) -> Option<MatchId>),
+            image: finds.then(|| repeats::Images::new(rp, by_anchor, starts, len)),
             shift: finds.then_some(sigma),
             dirty_old: &dirty_old,
             dirty_new: &dirty_new,

@@ -23,7 +23,8 @@
 //! The engine finds σ itself: a front-end that perceives the same things in the same order at
 //! each step gets the benefit, one that does not loses nothing but this check.
 
-use crate::ets::ids::NodeId;
+use super::runs::Anchors;
+use crate::ets::ids::{MatchId, NodeId};
 use crate::ets::structs::Struct;
 
 /// Per step: what of it does not repeat the step before.
@@ -119,10 +120,28 @@ impl Repeats {
         let from = self.bad.len();
         let prev = t.checked_sub(1).map(|p| starts[p as usize]);
         let mut listed = prev.is_some() && !self.off && !self.never;
+        // The least node feeding a node of t (`first` if none does).
+        let mut least = first;
         if listed {
             let p0 = prev.expect("a step before");
+            // Where σ shifts every node feeding p by n − p: from t−1 (and from t−2 as well when
+            // t−2 and t−1 are of one size).
+            let shift_from = if t >= 2 && sg.d1 == sg.d2 { sg.s2 } else { sg.s1 };
             for n in first..len {
                 let p = n - first + p0;
+                if p < first
+                    && let Some(l) = s.fed_alike(n, p, shift_from)
+                {
+                    least = least.min(l);
+                    continue;
+                }
+                let mut site = 0;
+                while let Some(f) = s.predecessor_or_free(n, site) {
+                    if let Some((x, _)) = f {
+                        least = least.min(x);
+                    }
+                    site += 1;
+                }
                 let repeat = p < first && s.kind_of(p) == s.kind_of(n) && {
                     let mut site = 0;
                     loop {
@@ -144,18 +163,8 @@ impl Repeats {
                 }
             }
         }
-        let mut back = t;
-        if listed {
-            for n in first..len {
-                let mut site = 0;
-                while let Some(f) = s.predecessor_or_free(n, site) {
-                    if let Some((x, _)) = f {
-                        back = back.min(step_of(x));
-                    }
-                    site += 1;
-                }
-            }
-        } else {
+        let back = step_of(least).min(t);
+        if !listed {
             self.bad.truncate(from);
         }
         self.steps.push(StepRepeats {
@@ -196,17 +205,24 @@ impl Repeats {
         let base = starts[lo as usize - 1];
         let near_t = self.within(s, base, &not_repeat, reach, first, len);
         let near_p = self.within(s, base, &no_image, reach, pfirst, first);
-        let mut clean = 0;
-        for n in first..len {
-            let p = n - first + pfirst;
-            if p >= first || near_t.binary_search(&n).is_ok() || near_p.binary_search(&p).is_ok() {
-                continue;
-            }
-            let i = (n - first) as usize;
-            self.clean[i / 64] |= 1 << (i % 64);
-            clean += 1;
+        // Clean: a node n of t with a preimage p (at the same offset: a node of t−1), neither
+        // near (a word of bits at a time, by offset).
+        let with_preimage = ((first - pfirst) as usize).min(nn);
+        self.clean[..with_preimage / 64].fill(u64::MAX);
+        if !with_preimage.is_multiple_of(64) {
+            self.clean[with_preimage / 64] = (1 << (with_preimage % 64)) - 1;
         }
-        self.clean_count += clean;
+        for &n in &near_t {
+            let i = (n - first) as usize;
+            self.clean[i / 64] &= !(1 << (i % 64));
+        }
+        for &p in &near_p {
+            let i = (p - pfirst) as usize;
+            if i < nn {
+                self.clean[i / 64] &= !(1 << (i % 64));
+            }
+        }
+        self.clean_count += self.clean.iter().map(|w| w.count_ones() as u64).sum::<u64>();
     }
 
     /// The nodes in `a..b` within `radius` processes of a node of `sources`, sorted (searching the
@@ -262,6 +278,44 @@ pub(crate) fn original(starts: &[NodeId], n: NodeId) -> NodeId {
 pub(crate) fn image(starts: &[NodeId], x: NodeId) -> NodeId {
     let k = step_of(starts, x);
     x - starts[k] + starts[k + 1]
+}
+
+/// The images at the latest step t of the matches formed at t−1: the match at the same rank
+/// among those anchored at the image of its anchor, when that image is clean.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Images<'a> {
+    repeats: &'a Repeats,
+    anchors: &'a Anchors,
+    /// The first node of step t−1, of step t, and the node after the last of t.
+    s1: NodeId,
+    s0: NodeId,
+    len: NodeId,
+}
+
+impl<'a> Images<'a> {
+    /// For the latest step of `starts` (at least one step before it), which ends before node
+    /// `len`, with the clean nodes `repeats` found and each node's first anchored match.
+    pub(crate) fn new(repeats: &'a Repeats, anchors: &'a Anchors, starts: &[NodeId], len: NodeId) -> Self {
+        let t = starts.len() - 1;
+        Images {
+            repeats,
+            anchors,
+            s1: starts[t - 1],
+            s0: starts[t],
+            len,
+        }
+    }
+    /// The image at step t of the match formed at t−1 anchored (its latest node) at `p` with
+    /// rank `rank` there (the match `rank` places after the first anchored at `p`), when the
+    /// image of `p` is clean.
+    #[inline]
+    pub(crate) fn image(&self, rank: u32, p: NodeId) -> Option<MatchId> {
+        if p < self.s1 || p >= self.s0 {
+            return None;
+        }
+        let n = p - self.s1 + self.s0;
+        (n < self.len && self.repeats.is_clean(self.s0, n)).then(|| self.anchors.get(n as usize) + rank)
+    }
 }
 
 /// σ for the nodes of the two steps before the latest, t (where nearly every node of a match
