@@ -118,6 +118,16 @@ impl Partners {
         }
         self.delta[k] = d;
     }
+    /// Sets free slot `k` of node `owner` to node `m` ([`Partners::set`] where the slot is known
+    /// to be free and `m` to be a node: no mark to write, no far partner to drop).
+    #[inline]
+    fn set_free(&mut self, k: usize, owner: NodeId, m: NodeId) {
+        debug_assert!(self.delta[k] == D_FREE && m < CLOSED);
+        match i16::try_from(m as i64 - owner as i64) {
+            Ok(d) if d > D_FAR => self.delta[k] = d,
+            _ => self.set(k, owner, m),
+        }
+    }
     /// Whether slot `k` is free.
     #[inline]
     fn is_free(&self, k: usize) -> bool {
@@ -436,9 +446,9 @@ impl Struct {
         if let Some((a, b)) = self.free_pair(from, from_site, to, to_site)
             && self.rank_of(from) < self.rank_of(to)
         {
-            self.slot_node.set(a, from, to);
+            self.slot_node.set_free(a, from, to);
             self.slot_site[a] = to_site as u8;
-            self.slot_node.set(b, to, from);
+            self.slot_node.set_free(b, to, from);
             self.slot_site[b] = from_site as u8;
             self.processes += 1;
             return Ok(());

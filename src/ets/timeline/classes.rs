@@ -27,6 +27,9 @@ pub(crate) struct ClassRt {
     pub local: FxHashMap<ConstraintId, u16>,
     /// The same, dense: per constraint id, the local index (`u16::MAX`: not used).
     local_dense: Vec<u16>,
+    /// How many of the local constraints the class uses in a set: they come first, those it
+    /// only records after them.
+    n_used: usize,
     /// Per state, per local constraint: the transitions `(set, target)` through a set holding it.
     #[allow(clippy::type_complexity)]
     pub moves: Vec<Vec<SmallVec<[(u8, u32); 2]>>>,
@@ -48,12 +51,14 @@ impl ClassRt {
         let nq = dfa.len();
         let mut local: FxHashMap<ConstraintId, u16> = FxHashMap::default();
         let mut order: Vec<ConstraintId> = Vec::new();
-        for c in cls.constraints().into_iter().chain(cls.overlaps.iter().copied()) {
+        let used = cls.constraints();
+        for &c in used.iter().chain(cls.overlaps.iter()) {
             if let std::collections::hash_map::Entry::Vacant(e) = local.entry(c) {
                 e.insert(order.len() as u16);
                 order.push(c);
             }
         }
+        let n_used = order.iter().take_while(|c| used.contains(c)).count();
         let nl = order.len();
         let trans: Vec<Vec<(u8, u32)>> = (0..nq as u32)
             .map(|q| {
@@ -116,6 +121,7 @@ impl ClassRt {
         }
         ClassRt {
             local_dense,
+            n_used,
             class,
             start: dfa.start(),
             accept: (0..nq as u32).map(|q| dfa.accepts(q)).collect(),
@@ -137,6 +143,19 @@ impl ClassRt {
             Some(&l) if l != u16::MAX => Some(l as usize),
             _ => None,
         }
+    }
+
+    /// How many local constraints the class uses in a set (local indices below it).
+    #[inline]
+    pub fn n_used(&self) -> usize {
+        self.n_used
+    }
+
+    /// Whether the class uses constraint `c` in a set (it steps with it; not only records it):
+    /// whether the class is among `ClassTable::users` of `c`.
+    #[inline]
+    pub fn uses(&self, c: ConstraintId) -> bool {
+        self.local_of(c).is_some_and(|l| l < self.n_used)
     }
 
     /// The loop step of `state` through local constraint `l`, if any: a set leading back to
@@ -223,6 +242,11 @@ impl ClassTable {
         constraints.dedup();
         for &c in &constraints {
             parts[c.0 as usize] = Some(ContextPart::of(setting, c));
+            // `ClassRt::uses` reads this table off the class's local indices.
+            debug_assert!(
+                (0..classes.len()).all(|k| users[c.0 as usize].contains(&(k as u16)) == classes[k].uses(c)),
+                "the classes using constraint {c:?}"
+            );
         }
         ClassTable {
             classes,

@@ -1094,7 +1094,7 @@ impl Level {
                 continue;
             }
             let cls = self.elems[e as usize].cls;
-            if !self.table.users[c.0 as usize].contains(&cls) {
+            if !self.table.classes[cls as usize].uses(c) {
                 continue;
             }
             // Without a context part, a holder of one of its nodes shares a node with it.
@@ -1141,7 +1141,7 @@ impl Level {
                     continue;
                 }
                 // `e` holds x: a match holding x without a context part shares a node with it.
-                if self.table.users[c.0 as usize].contains(&cls)
+                if l < cr.n_used()
                     && (self.table.part(c).len == 0 && self.store.nodes(m).any(|y| y == x) || self.context_inside(e, m))
                 {
                     self.offer(cx, e, m);

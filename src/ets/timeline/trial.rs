@@ -204,7 +204,7 @@ impl Level {
                         }
                         continue;
                     }
-                    if !self.table.users[c.0 as usize].contains(&cls) {
+                    if l >= cr.n_used() {
                         continue;
                     }
                     let part = self.table.part(c);
