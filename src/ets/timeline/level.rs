@@ -378,6 +378,10 @@ pub struct Level {
     /// The three lists above as they were a step earlier, emptied: reused, so that a step does
     /// not grow new ones.
     quiet_spare: (Vec<QuietEntry>, Vec<Image>, Vec<NodeId>),
+    /// Scratch of [`sort_ids`]: a bit per element id.
+    id_bits: Vec<u64>,
+    /// Scratch of [`Level::route`]: the candidates for a match.
+    cands: Vec<ElementId>,
     pub(crate) quiet_at: u32,
     /// Level 0, during a step: per primitive of the step, whether an element that is not quiet
     /// joined it ([`Level::register_node`]). A match with a context primitive of the step whose bit
@@ -438,6 +442,8 @@ impl Level {
             quiet_images: Vec::new(),
             quiet_fresh: Vec::new(),
             quiet_spare: (Vec::new(), Vec::new(), Vec::new()),
+            id_bits: Vec::new(),
+            cands: Vec::new(),
             quiet_at: NONE,
             loud: Vec::new(),
             flood: NONE,
@@ -569,7 +575,9 @@ impl Level {
             + self.quiet_list.capacity() * 4
             + (self.quiet_prev.capacity() + self.quiet_spare.0.capacity()) * quiet
             + (self.quiet_images.capacity() + self.quiet_spare.1.capacity()) * image
-            + (self.quiet_fresh.capacity() + self.quiet_spare.2.capacity()) * 4;
+            + (self.quiet_fresh.capacity() + self.quiet_spare.2.capacity()) * 4
+            + self.id_bits.capacity() * 8
+            + self.cands.capacity() * 4;
         fn spill<const N: usize>(v: &Vec<SmallVec<[u32; N]>>) -> usize {
             v.capacity() * std::mem::size_of::<SmallVec<[u32; N]>>()
                 + v.iter()
@@ -721,14 +729,6 @@ impl Level {
         }
         self.elems[e as usize].touched = cx.t;
         self.touched_now.push(e);
-    }
-
-    /// The elements touched (or begun) at the current step, in id order. The list is kept sorted
-    /// in place (nothing reads the order elements were touched in), so that a later call, and the
-    /// next step's `quiet_steps`, sort a list that is sorted but for what was touched since.
-    pub(crate) fn touched_at_step(&mut self) -> Vec<ElementId> {
-        self.touched_now.sort_unstable();
-        self.touched_now.clone()
     }
 
     /// Element `f`, new at this step, becomes a holder of match `m` (journaled when `m` is older
@@ -1049,12 +1049,10 @@ impl Level {
         }
         let part = self.table.part(c);
         let part_len = part.len;
-        let mut cands: SmallVec<[ElementId; 8]> = SmallVec::new();
+        // The context node with the fewest holders.
+        let mut best: Option<super::HolderList> = None;
         if part.len > 0 {
-            // The context node with the fewest holders.
-            let nodes = self.store.nodes(m);
-            let mut best: Option<super::HolderList> = None;
-            for (i, x) in nodes.enumerate() {
+            for (i, x) in self.store.nodes(m).enumerate() {
                 if !part.context[i] {
                     continue;
                 }
@@ -1066,6 +1064,11 @@ impl Level {
                     best = Some(h);
                 }
             }
+        }
+        // (A list kept between calls.)
+        let mut cands = std::mem::take(&mut self.cands);
+        cands.clear();
+        if part.len > 0 {
             if let Some(b) = best {
                 cands.extend(b.iter().filter(|&e| e < limit && !self.is_quiet(e)));
             }
@@ -1089,7 +1092,7 @@ impl Level {
         if cx.level0 {
             cands.sort_unstable();
         }
-        for e in cands {
+        for &e in &cands {
             if !self.alive(e) {
                 continue;
             }
@@ -1102,6 +1105,7 @@ impl Level {
                 self.offer(cx, e, m);
             }
         }
+        self.cands = cands;
     }
 
     /// Catches up on the joins queued: matches holding a joined node that were routed before it
@@ -1741,8 +1745,7 @@ impl Level {
             return;
         }
         let mut cands = std::mem::take(&mut self.touched_prev);
-        cands.sort_unstable();
-        cands.dedup();
+        sort_ids(&mut cands, &mut self.id_bits);
         // The elements quiet at t−1, when the last step to run this was t−1.
         let prev_list = std::mem::take(&mut self.quiet_prev);
         let prev_images = std::mem::take(&mut self.quiet_images);
@@ -1762,8 +1765,6 @@ impl Level {
         }
         out.sort_unstable();
         let mut oi = 0;
-        // The primitives of this step an element's images hold, each once.
-        let mut fresh: SmallVec<[NodeId; 16]> = SmallVec::new();
         // Each element takes its images as soon as it is found quiet: taking them changes the
         // holders of this step's primitives and matches only, which no later check reads.
         cx.quiet = true;
@@ -1801,7 +1802,9 @@ impl Level {
             if last.is_none() && el.runs.last().is_none_or(|r| r.0 != t - 1) {
                 continue;
             }
-            self.update_streak(e, t, sigma, cx.shifts.unwrap_or(Shifts::NONE));
+            if el.rep_at != t - 1 {
+                self.update_streak(e, t, sigma, cx.shifts.unwrap_or(Shifts::NONE));
+            }
             let el = &self.elems[e as usize];
             if el.rep_len < REPEATS.max(cx.span + 2) {
                 continue;
@@ -1817,16 +1820,16 @@ impl Level {
             // Quiet at t−1 and unchanged since: it holds every earlier primitive of its images
             // (argued below), so only this step's are read.
             let persisting = last.is_some();
-            fresh.clear();
+            // The primitives of this step its images hold, each once, written where they are
+            // kept for the next step (`fresh_all[f..]`; dropped if it is not quiet).
+            let f = fresh_all.len();
             // Its last run, each a loop of its state (`original` is not read).
             let mut run: SmallVec<[Image; 8]> = SmallVec::new();
             let run: &[Image] = if let Some((last, last_fresh)) = last {
                 // The primitives of t its images hold are the images of those of t−1 the images
                 // it took then held, in the same order: each image holds the images of its
                 // original's primitives, in order, and σ keeps the order within a step.
-                for &x in last_fresh {
-                    fresh.push(sigma.image(x));
-                }
+                fresh_all.extend(last_fresh.iter().map(|&x| sigma.image(x)));
                 last
             } else {
                 let cr = &self.table.classes[el.cls as usize];
@@ -1869,8 +1872,8 @@ impl Level {
                             self.holds(e, x)
                         } else {
                             let i = (x - cx.first_node) as usize;
-                            if !fresh.contains(&x) {
-                                fresh.push(x);
+                            if !fresh_all[f..].contains(&x) {
+                                fresh_all.push(x);
                             }
                             cx.dirty_new[i / 64] >> (i % 64) & 1 == 0
                         }
@@ -1890,23 +1893,22 @@ impl Level {
             // (Quiet at t−1: its primitives of t, the images of those of t−1, are read here.)
             ok = ok
                 && (!persisting
-                    || fresh.iter().all(|&x| {
+                    || fresh_all[f..].iter().all(|&x| {
                         let i = (x - cx.first_node) as usize;
                         cx.dirty_new[i / 64] >> (i % 64) & 1 == 0
                     }));
             if !ok {
                 imgs.truncate(start);
+                fresh_all.truncate(f);
                 continue;
             }
             let (a, b) = (start as u32, imgs.len() as u32);
-            self.take_images(cx, e, &imgs[start..], &fresh);
+            self.take_images(cx, e, &imgs[start..], &fresh_all[f..]);
             let el = &self.elems[e as usize];
-            let f = fresh_all.len() as u32;
-            fresh_all.extend_from_slice(&fresh);
             next.push(QuietEntry {
                 e,
                 images: (a, b),
-                fresh: (f, fresh_all.len() as u32),
+                fresh: (f as u32, fresh_all.len() as u32),
                 state: el.state,
                 apps: el.apps.len() as u32,
             });
@@ -2034,7 +2036,11 @@ impl Level {
     /// its class joins it (the one born first survives a tie, then the lower id).
     fn merges(&mut self, cx: &mut StepCtx, _n_old: ElementId) {
         let mut pairs: Vec<(ElementId, ElementId)> = Vec::new();
-        let mut touched: Vec<ElementId> = self.touched_at_step();
+        // (The few that are not quiet, in id order.)
+        let mut touched: Vec<ElementId> = (self.touched_now.iter().copied())
+            .filter(|&e| !self.is_quiet(e) && self.alive(e))
+            .collect();
+        touched.sort_unstable();
         // Two elements quiet at this step never merge. An image is the image of one match, so at
         // t−1 both applied the original of what they share now, and so on back to the last step
         // at which one of them was not quiet (an element is not quiet at the step it begins):
@@ -2043,7 +2049,6 @@ impl Level {
         // took only matches of that step, and primitives do not end. A pair of a quiet element
         // and another is found from the other's side: it applied the image they share at this
         // step (or is a fork copying a run that did), so the image is in its last run.
-        touched.retain(|&e| self.alive(e) && !self.is_quiet(e));
         let sh = cx.shifts.unwrap_or(Shifts::NONE);
         for &e in &touched {
             let el = &self.elems[e as usize];
@@ -2199,10 +2204,12 @@ impl Level {
         d.completed.retain(keep);
         d.forked.retain(|(_, f)| !elems[*f as usize].stillborn);
         d.ended.retain(keep);
-        for v in [&mut d.born, &mut d.completed, &mut d.extended, &mut d.ended] {
+        for v in [&mut d.born, &mut d.completed, &mut d.ended] {
             v.sort_unstable();
             v.dedup();
         }
+        // (At level 0 nearly every living element is extended at each step.)
+        sort_ids(&mut d.extended, &mut self.id_bits);
         d.forked.sort_unstable();
         d.merged.sort_unstable();
     }
@@ -2301,6 +2308,34 @@ impl Level {
     }
 }
 
+/// Sorts element ids and drops repeats, as `sort_unstable` then `dedup` would. A long list is
+/// sorted through a bit per id up to its largest (`bits` is scratch): at level 0 a step touches
+/// most living elements (every holder of a primitive sealed at the step, in the order the
+/// primitives list them, then those that take their images), and the list of those, a
+/// thousand ids or so in a few hundred runs, costs a comparison sort tens of thousands of
+/// instructions a step.
+pub(crate) fn sort_ids(v: &mut Vec<ElementId>, bits: &mut Vec<u64>) {
+    let words = v.iter().max().map_or(0, |&m| m as usize / 64 + 1);
+    if v.len() < 64 || words > 4 * v.len() {
+        v.sort_unstable();
+        v.dedup();
+        return;
+    }
+    bits.clear();
+    bits.resize(words, 0);
+    for &e in v.iter() {
+        bits[e as usize / 64] |= 1 << (e % 64);
+    }
+    v.clear();
+    for (w, &b) in bits.iter().enumerate() {
+        let mut b = b;
+        while b != 0 {
+            v.push((w * 64) as ElementId + b.trailing_zeros());
+            b &= b - 1;
+        }
+    }
+}
+
 /// How a match stands at a step (see [`Level::presence`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Presence {
@@ -2335,5 +2370,30 @@ pub(crate) fn truncate_elements(level: &mut Level, n: usize) {
         }
         level.still_starts.pop();
         level.still_apps.truncate(i as usize);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sort_ids;
+    use crate::ets::ids::ElementId;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Through the bits or not, the ids come out as a comparison sort leaves them.
+        #[test]
+        fn sort_ids_sorts_and_drops_repeats_as_a_comparison_sort(
+            v in prop::collection::vec(0u32..3_000, 0..1_500),
+            spread in prop::bool::ANY,
+        ) {
+            // Sparse lists (ids spread far apart) take the comparison sort, dense ones the bits.
+            let v: Vec<ElementId> = v.into_iter().map(|e| if spread { e * 1_000 } else { e }).collect();
+            let mut want = v.clone();
+            want.sort_unstable();
+            want.dedup();
+            let (mut got, mut bits) = (v, vec![u64::MAX; 3]);
+            sort_ids(&mut got, &mut bits);
+            prop_assert_eq!(got, want);
+        }
     }
 }

@@ -453,7 +453,7 @@ impl Timeline {
         self.strukt.connect(from, from_site, to, to_site)?;
         if from < self.first_node() {
             self.filled.push((from, from_site as u16));
-            if self.strukt.open_terminal_count(from) == 0 {
+            if !self.strukt.has_open_terminal(from) {
                 self.sealed.push(from);
             }
         }
@@ -469,7 +469,7 @@ impl Timeline {
         self.strukt.close_terminal(n, site)?;
         if was_open && n < self.first_node() {
             self.filled.push((n, site as u16));
-            if self.strukt.open_terminal_count(n) == 0 {
+            if !self.strukt.has_open_terminal(n) {
                 self.sealed.push(n);
             }
         }
@@ -650,7 +650,7 @@ impl Timeline {
                 let _ = x;
             }
         };
-        let open = |x: NodeId| strukt.open_terminal_count(x) > 0;
+        let open = |x: NodeId| strukt.has_open_terminal(x);
         let step_of_node = |x: NodeId| step_of(starts, x);
         dirty_old.sort_unstable();
         dirty_old.dedup();
@@ -680,23 +680,32 @@ impl Timeline {
             quiet: false,
             level0: true,
         };
+        // A holder slot for each primitive of the step at once, not one at a time as they are
+        // joined (nearly all are, by the elements that take their images).
+        if let Some(last) = strukt.len().checked_sub(1).filter(|&l| l >= first_node as usize) {
+            lv.node_holders.cover(last);
+        }
         // Elements closed at the last step while present at it end now.
         let due = std::mem::take(&mut lv.due);
         for e in due {
             lv.delta.ended.push(e);
         }
         // Earlier primitives sealed at this step: their holders have one open primitive less.
+        // (Their holders listed first, in one list: about every element at full attention.)
+        let mut losing: Vec<ElementId> = Vec::new();
         for &x in &self.sealed {
-            let hs: SmallVec<[ElementId; 8]> = lv.holders_of_node(x).iter().collect();
-            for e in hs {
-                lv.lose_open(&mut cx, e);
-            }
+            losing.extend(lv.holders_of_node(x).iter());
+        }
+        for e in losing {
+            lv.lose_open(&mut cx, e);
         }
         lv.derive(&mut cx, &[]);
         // Elements that can no longer grow end: now, or at the next step if they began at this one
         // (they happened at it: a play, a removal).
-        let cands: Vec<ElementId> = lv.touched_at_step();
-        for e in cands {
+        // (In any order: ending one touches nothing new, and what it writes is sorted at the end
+        // of the step.)
+        for i in 0..lv.touched_now.len() {
+            let e = lv.touched_now[i];
             let el = &lv.elems[e as usize];
             if el.ended != NONE || el.stillborn || el.open > 0 {
                 continue;
