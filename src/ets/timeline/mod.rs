@@ -570,7 +570,9 @@ impl Timeline {
                 continue;
             }
             let run = std::mem::replace(&mut images, 0..0);
-            least = lv.store.push_images(run, |x| sigma.image(x), t, least);
+            least = lv
+                .store
+                .push_images(run, |x| sigma.image(x), sigma.constant(), t, least);
             let kind = strukt.kind_of(n).0 as usize;
             // What feeds each initial site: (kind, terminal site).
             let mut fed: SmallVec<[(u32, u16); 8]> = SmallVec::new();
@@ -616,7 +618,9 @@ impl Timeline {
             }
             anchors.push(lv.store.len() as u32);
         }
-        least = lv.store.push_images(images, |x| sigma.image(x), t, least);
+        least = lv
+            .store
+            .push_images(images, |x| sigma.image(x), sigma.constant(), t, least);
         // This step's seed index: per new primitive, the new matches holding it at a seed position.
         let nn = strukt.len() - first_node as usize;
         let mut head = vec![NONE; nn];

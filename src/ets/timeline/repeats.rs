@@ -373,6 +373,15 @@ impl<'a> Sigma<'a> {
             image(self.starts, x)
         }
     }
+    /// `(lo, d)`: σ(x) = x + d for every node x from `lo` up to the latest step (both steps before
+    /// it when they have one size, the step before alone otherwise).
+    pub(crate) fn constant(&self) -> (NodeId, NodeId) {
+        if self.d1 == self.d2 {
+            (self.s2, self.d1)
+        } else {
+            (self.s1, self.d1)
+        }
+    }
     /// σ(x) when `x` is of a step before the latest and the next step has a node at its offset.
     #[inline(always)]
     pub(crate) fn next(&self, x: NodeId) -> Option<NodeId> {
@@ -434,8 +443,9 @@ mod tests {
     fn sigma_read_at_once_is_the_shift_to_the_same_offset_of_the_next_step() {
         // Steps of equal and of different sizes, empty ones, and a latest step shorter or longer
         // than the one before.
-        let cases: [(&[NodeId], NodeId); 6] = [
+        let cases: [(&[NodeId], NodeId); 7] = [
             (&[0], 4),
+            (&[0, 4, 8, 12], 15),
             (&[0, 5], 9),
             (&[0, 5, 5], 7),
             (&[0, 0, 3, 3, 9], 16),
@@ -456,7 +466,16 @@ mod tests {
                 assert_eq!(sg.next(x), want, "{starts:?}, node {x}");
                 if k < t {
                     assert_eq!(sg.image(x), x - starts[k] + starts[k + 1], "{starts:?}, node {x}");
+                    // One shift from `lo` on: what `MatchStore::push_images` copies as it stands.
+                    let (lo, d) = sg.constant();
+                    if x >= lo {
+                        assert_eq!(sg.image(x), x + d, "{starts:?}, node {x}");
+                    }
                 }
+            }
+            // It spans the two steps before the latest when they have one size.
+            if t >= 2 && starts[t] - starts[t - 1] == starts[t - 1] - starts[t - 2] {
+                assert_eq!(sg.constant().0, starts[t - 2], "{starts:?}");
             }
         }
     }

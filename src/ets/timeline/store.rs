@@ -228,11 +228,14 @@ impl MatchStore {
     /// the images, or `least` if that is less.
     ///
     /// Most images are re-encoded offset by offset: an original whose nodes are offsets in its
-    /// block gives offsets in the current block without being decoded into a list.
+    /// block gives offsets in the current block without being decoded into a list. `shift` =
+    /// `(lo, d)` says that `img(x)` is `x + d` for every `x ≥ lo` (where that does not overflow):
+    /// a chunk whose nodes all lie there is copied as it stands and moved by one amount.
     pub fn push_images(
         &mut self,
         from: std::ops::Range<MatchId>,
         img: impl Fn(NodeId) -> NodeId,
+        shift: (NodeId, NodeId),
         t: u32,
         mut least: NodeId,
     ) -> NodeId {
@@ -272,6 +275,32 @@ impl MatchStore {
                 let at = self.nodes.len() - first as usize;
                 if c > 0 && at + n < WIDE as usize {
                     grow(&mut self.nodes, n);
+                    // Every node at or past `lo`: the offsets copied, then moved by one amount.
+                    let (mn, mx) =
+                        (self.nodes[src..src + n].iter()).fold((u16::MAX, 0u16), |(a, b), &o| (a.min(o), b.max(o)));
+                    let (from_node, d) = shift;
+                    if n > 0
+                        && obase + mn as NodeId >= from_node
+                        && let Some(top) = (obase + mx as NodeId).checked_add(d)
+                        && obase + mn as NodeId + d >= base
+                        && top - base <= u16::MAX as u32
+                    {
+                        least = least.min(obase + mn as NodeId + d);
+                        let by = (obase + d).wrapping_sub(base) as u16;
+                        let start = self.nodes.len();
+                        self.nodes.extend_from_within(src..src + n);
+                        for o in &mut self.nodes[start..] {
+                            *o = o.wrapping_add(by);
+                        }
+                        for q in i..i + c {
+                            let e = self.end[q] as usize - lo as usize + at;
+                            self.end.push(e as u16);
+                        }
+                        self.constraint.extend_from_within(i..i + c);
+                        self.holder.resize(self.holder.len() + c, NONE);
+                        m += c as MatchId;
+                        continue;
+                    }
                     let mut fits = true;
                     for j in src..src + n {
                         let y = img(obase + self.nodes[j] as NodeId);
@@ -574,7 +603,7 @@ mod tests {
                 least = ns.iter().copied().fold(least, NodeId::min);
                 one.push(one.constraint(m), &ns, t);
             }
-            let got = s.push_images(range, img, t, u32::MAX - 7);
+            let got = s.push_images(range, img, (cut, d2), t, u32::MAX - 7);
             prop_assert_eq!(got, least);
             prop_assert_eq!(format!("{s:?}"), format!("{one:?}"));
         }
