@@ -382,6 +382,9 @@ pub struct Level {
     id_bits: Vec<u64>,
     /// Scratch of [`Level::route`]: the candidates for a match.
     cands: Vec<ElementId>,
+    /// Level 0, kept between steps: the step's seed index (per primitive of the step, the last
+    /// entry of its list; the entries, each a match and the entry before it).
+    pub(crate) seed: (Vec<u32>, Vec<(MatchId, u32)>),
     pub(crate) quiet_at: u32,
     /// Level 0, during a step: per primitive of the step, whether an element that is not quiet
     /// joined it ([`Level::register_node`]). A match with a context primitive of the step whose bit
@@ -444,6 +447,7 @@ impl Level {
             quiet_spare: (Vec::new(), Vec::new(), Vec::new()),
             id_bits: Vec::new(),
             cands: Vec::new(),
+            seed: (Vec::new(), Vec::new()),
             quiet_at: NONE,
             loud: Vec::new(),
             flood: NONE,
@@ -595,7 +599,7 @@ impl Level {
                 + self.still_log.capacity() * 4
                 + self.still_starts.capacity() * 8
                 + self.still_apps.capacity() * 4,
-            index: spill(&self.index),
+            index: spill(&self.index) + self.seed.0.capacity() * 4 + self.seed.1.capacity() * 8,
             host: self.host.heap_bytes(),
             memo: self.memo.heap_bytes() + self.trial.heap_bytes(),
         }
@@ -618,7 +622,8 @@ pub struct LevelMemory {
     pub element_lists: usize,
     /// Per node, the stillborn elements that held it (read by rebirths), and their undo log.
     pub stillborn: usize,
-    /// Level n ≥ 1: per node, the matches holding it.
+    /// Level n ≥ 1: per node, the matches holding it; level 0: the last step's seed index (per
+    /// primitive of the step, the matches of the step holding it at a seed position).
     pub index: usize,
     /// Level n ≥ 1: the level-n struct (its nodes, links and their indices).
     pub host: usize,
@@ -661,6 +666,9 @@ pub(crate) struct StepCtx<'a> {
     pub journal: Option<&'a mut Vec<Entry>>,
     /// Level 0: per primitive, whether it has an open terminal site now.
     pub open: &'a dyn Fn(NodeId) -> bool,
+    /// Level 0: the same for this step's primitives, a bit each from `first_node` (the struct
+    /// does not change while a step derives; level n: empty).
+    pub open_new: &'a [u64],
     /// Level 0: the step of a primitive.
     pub step_of: &'a dyn Fn(NodeId) -> u32,
     /// Level 0: the matches holding a node (for catching up after a join), read from the struct
@@ -669,8 +677,9 @@ pub(crate) struct StepCtx<'a> {
     /// Elements to resolve (non-loop steps pending).
     pub resolve: Vec<ElementId>,
     /// Level 0, repeats found: the image at this step of the match formed at the step before,
-    /// anchored (its latest primitive) at `p` with rank `r` there (the match `r` places after the
-    /// first anchored at `p`), when that primitive's image is calm (`super::repeats`).
+    /// anchored (its latest primitive) at `anchor` with rank `rank` there (the match `rank`
+    /// places after the first anchored at `anchor`), when that primitive's image is calm
+    /// (`super::repeats`).
     pub image: Option<super::repeats::Images<'a>>,
     /// Level 0: the shift σ of a primitive of an earlier step (the primitive at its place one
     /// step on).
@@ -692,6 +701,17 @@ pub(crate) struct StepCtx<'a> {
 }
 
 impl StepCtx<'_> {
+    /// Level 0: whether primitive `x` has an open terminal site now (a bit for this step's).
+    #[inline]
+    pub(crate) fn is_open(&self, x: NodeId) -> bool {
+        if x >= self.first_node && !self.open_new.is_empty() {
+            let i = (x - self.first_node) as usize;
+            self.open_new[i / 64] >> (i % 64) & 1 == 1
+        } else {
+            (self.open)(x)
+        }
+    }
+
     pub(crate) fn log(&mut self, e: Entry) {
         if let Some(j) = self.journal.as_deref_mut() {
             j.push(e);
@@ -900,10 +920,10 @@ impl Level {
         grow(&mut el.nodes, 1);
         el.nodes.push(x);
         if cx.level0 {
-            if (cx.open)(x) {
+            if cx.is_open(x) {
                 el.open += 1;
             }
-            let s = (cx.step_of)(x);
+            let s = if x >= cx.first_node { cx.t } else { (cx.step_of)(x) };
             if s > el.last || el.last == NONE {
                 el.last = s;
             }
@@ -1977,7 +1997,8 @@ impl Level {
         for &x in fresh {
             debug_assert!(!self.node_holders.contains(x as usize, e));
             self.node_holders.push(x as usize, e);
-            if (cx.open)(x) {
+            debug_assert_eq!(cx.is_open(x), (cx.open)(x));
+            if cx.is_open(x) {
                 self.elems[e as usize].open += 1;
             }
         }

@@ -623,8 +623,11 @@ impl Timeline {
             .push_images(images, |x| sigma.image(x), sigma.constant(), t, least);
         // This step's seed index: per new primitive, the new matches holding it at a seed position.
         let nn = strukt.len() - first_node as usize;
-        let mut head = vec![NONE; nn];
-        let mut arena: Vec<(MatchId, u32)> = Vec::new();
+        // (Its lists kept from one step to the next: a step's index is rebuilt, not reallocated.)
+        let (mut head, mut arena) = std::mem::take(&mut lv.seed);
+        head.clear();
+        head.resize(nn, NONE);
+        arena.clear();
         for m in first_new..lv.store.len() as MatchId {
             let c = lv.store.constraint(m);
             let part = lv.table.part(c);
@@ -655,6 +658,10 @@ impl Timeline {
             }
         };
         let open = |x: NodeId| strukt.has_open_terminal(x);
+        let mut open_new: Vec<u64> = vec![0; nn.div_ceil(64)];
+        for (i, x) in (first_node..strukt.len() as NodeId).enumerate() {
+            open_new[i / 64] |= (strukt.has_open_terminal(x) as u64) << (i % 64);
+        }
         let step_of_node = |x: NodeId| step_of(starts, x);
         dirty_old.sort_unstable();
         dirty_old.dedup();
@@ -671,6 +678,7 @@ impl Timeline {
             pass_at: MatchId::MAX,
             journal,
             open: &open,
+            open_new: &open_new,
             step_of: &step_of_node,
             around: &around,
             resolve: Vec::new(),
@@ -726,6 +734,7 @@ impl Timeline {
         drop(cx);
         lv.anchors = anchors;
         lv.starts = level_starts;
+        lv.seed = (head, arena);
     }
 
     /// Level `n` ≥ 1 at step `t`: feed it from level n−1, find its new matches, derive.
@@ -1211,6 +1220,7 @@ fn derive_n(
         pass_at: MatchId::MAX,
         journal,
         open: &never,
+        open_new: &[],
         step_of: &zero,
         around: &none,
         resolve: Vec::new(),
