@@ -275,11 +275,12 @@ impl MatchStore {
                 let at = self.nodes.len() - first as usize;
                 if c > 0 && at + n < WIDE as usize {
                     grow(&mut self.nodes, n);
-                    // Every node at or past `lo`: the offsets copied, then moved by one amount.
+                    // Every node at or past `from_node`: the offsets copied, then moved by one amount;
+                    // otherwise each node through `img`, as long as the images fit the block.
                     let (mn, mx) =
                         (self.nodes[src..src + n].iter()).fold((u16::MAX, 0u16), |(a, b), &o| (a.min(o), b.max(o)));
                     let (from_node, d) = shift;
-                    if n > 0
+                    let fits = if n > 0
                         && obase + mn as NodeId >= from_node
                         && let Some(top) = (obase + mx as NodeId).checked_add(d)
                         && obase + mn as NodeId + d >= base
@@ -292,25 +293,20 @@ impl MatchStore {
                         for o in &mut self.nodes[start..] {
                             *o = o.wrapping_add(by);
                         }
-                        for q in i..i + c {
-                            let e = self.end[q] as usize - lo as usize + at;
-                            self.end.push(e as u16);
+                        true
+                    } else {
+                        let mut fits = true;
+                        for j in src..src + n {
+                            let y = img(obase + self.nodes[j] as NodeId);
+                            least = least.min(y);
+                            if y < base || y - base > u16::MAX as u32 {
+                                fits = false;
+                                break;
+                            }
+                            self.nodes.push((y - base) as u16);
                         }
-                        self.constraint.extend_from_within(i..i + c);
-                        self.holder.resize(self.holder.len() + c, NONE);
-                        m += c as MatchId;
-                        continue;
-                    }
-                    let mut fits = true;
-                    for j in src..src + n {
-                        let y = img(obase + self.nodes[j] as NodeId);
-                        least = least.min(y);
-                        if y < base || y - base > u16::MAX as u32 {
-                            fits = false;
-                            break;
-                        }
-                        self.nodes.push((y - base) as u16);
-                    }
+                        fits
+                    };
                     if fits {
                         // Each end moves by where the chunk begins in the two blocks.
                         for q in i..i + c {
