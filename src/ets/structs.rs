@@ -398,8 +398,16 @@ impl Struct {
     /// The slot of terminal site `site` of `n`, if the site exists.
     #[inline]
     fn terminal_slot(&self, n: NodeId, site: usize) -> Option<usize> {
+        let slots = self.terminal_slots(n);
+        (site < slots.len()).then(|| slots.start + site)
+    }
+
+    /// The slots of the terminal sites of `n`, in site order.
+    #[inline]
+    fn terminal_slots(&self, n: NodeId) -> std::ops::Range<usize> {
         let (ni, nt) = self.shape[self.kinds[n as usize] as usize];
-        (site < nt as usize).then(|| self.first_slot[n as usize] as usize + ni as usize + site)
+        let base = self.first_slot[n as usize] as usize + ni as usize;
+        base..base + nt as usize
     }
 
     /// The concrete primitive at node `n`.
@@ -729,9 +737,9 @@ impl Struct {
 
     /// Outgoing processes of `n`, by terminal site.
     pub fn outgoing(&self, n: NodeId) -> impl Iterator<Item = (Process, NodeId)> + '_ {
-        let (ni, nt) = self.shape[self.kinds[n as usize] as usize];
-        let base = self.first_slot[n as usize] as usize + ni as usize;
-        (0..nt as usize).filter_map(move |s| {
+        let slots = self.terminal_slots(n);
+        let base = slots.start;
+        (0..slots.len()).filter_map(move |s| {
             let m = self.slot_node.get(base + s, n);
             (m < CLOSED).then(|| {
                 (
@@ -839,17 +847,13 @@ impl Struct {
     /// How many terminal sites of `n` are open.
     #[inline]
     pub fn open_terminal_count(&self, n: NodeId) -> usize {
-        let (ni, nt) = self.shape[self.kinds[n as usize] as usize];
-        let base = self.first_slot[n as usize] as usize + ni as usize;
-        self.slot_node.free_in(base..base + nt as usize)
+        self.slot_node.free_in(self.terminal_slots(n))
     }
 
     /// Whether a terminal site of `n` is open (`open_terminal_count(n) > 0`, without counting).
     #[inline]
     pub fn has_open_terminal(&self, n: NodeId) -> bool {
-        let (ni, nt) = self.shape[self.kinds[n as usize] as usize];
-        let base = self.first_slot[n as usize] as usize + ni as usize;
-        self.slot_node.any_free_in(base..base + nt as usize)
+        self.slot_node.any_free_in(self.terminal_slots(n))
     }
 
     /// Closes terminal site `site` of `n`: no process will leave it (what it emits ends
