@@ -188,12 +188,19 @@ fn push<T: Id>(slots: &mut [Slot<T>], spilled: &mut Vec<Vec<ElementId>>, x: usiz
         s.ids[s.len as usize] = e;
         s.len += 1;
     } else {
-        let mut v = Vec::with_capacity(INLINE * 2);
-        v.extend(s.ids.iter().map(|i| i.wide()));
-        v.push(e.wide());
-        s.spill_to(spilled.len());
-        spilled.push(v);
+        spill(s, spilled, e);
     }
+}
+
+/// [`push`] to a full inline slot: its ids and `e` move to a side list (rare, kept out of line).
+#[cold]
+#[inline(never)]
+fn spill<T: Id>(s: &mut Slot<T>, spilled: &mut Vec<Vec<ElementId>>, e: T) {
+    let mut v = Vec::with_capacity(INLINE * 2);
+    v.extend(s.ids.iter().map(|i| i.wide()));
+    v.push(e.wide());
+    s.spill_to(spilled.len());
+    spilled.push(v);
 }
 
 fn truncate_node<T: Id>(slots: &mut [Slot<T>], spilled: &mut [Vec<ElementId>], x: usize, len: usize) {
