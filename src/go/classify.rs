@@ -613,7 +613,13 @@ impl GoTimeline {
         let st = self.setting();
         let rows = self.sensor.size().1;
         // Names, classes and overlap graphs only: level 0 without its applications.
-        let (snap, named) = self.named_snapshot(Snapshot::names_at(&self.timeline, t, forming), t);
+        // (Level 0's ended elements are left out unless they are listed.)
+        let snap = if all {
+            Snapshot::names_at(&self.timeline, t, forming)
+        } else {
+            Snapshot::present_names_at(&self.timeline, t, forming)
+        };
+        let (snap, named) = self.named_snapshot(snap, t);
         let mut levels = Vec::new();
         for l in &snap.hierarchy.levels {
             let named = &named[l.level as usize];

@@ -28,7 +28,7 @@ impl Snapshot {
     /// The elements of `tl` at step `t`. Elements still forming (their schedule cannot end where
     /// they stand) are listed only when `forming` is set.
     pub fn at(tl: &Timeline, t: u32, forming: bool) -> Snapshot {
-        Snapshot::build(tl, t, forming, false)
+        Snapshot::build(tl, t, forming, false, false)
     }
 
     /// The same elements in the same order, with the same level structs above them, but the
@@ -39,10 +39,18 @@ impl Snapshot {
     /// elements of one class with the same least node alone, and their applications only when
     /// their nodes tie too (at the last step; at an earlier one, every element's nodes up to it).
     pub fn names_at(tl: &Timeline, t: u32, forming: bool) -> Snapshot {
-        Snapshot::build(tl, t, forming, true)
+        Snapshot::build(tl, t, forming, true, false)
     }
 
-    fn build(tl: &Timeline, t: u32, forming: bool, light: bool) -> Snapshot {
+    /// [`Snapshot::names_at`] without the level-0 elements that ended by `t`: the elements
+    /// present at the step, level by level, in the same order, with the same level structs
+    /// above them (those hold present elements only). A whole game's level 0 has begun about
+    /// three times as many elements as are present at its end.
+    pub fn present_names_at(tl: &Timeline, t: u32, forming: bool) -> Snapshot {
+        Snapshot::build(tl, t, forming, true, true)
+    }
+
+    fn build(tl: &Timeline, t: u32, forming: bool, light: bool, present0: bool) -> Snapshot {
         let setting = tl.setting();
         let mut levels: Vec<LevelResult> = Vec::new();
         let mut ids: Vec<Vec<ElementId>> = Vec::new();
@@ -57,7 +65,8 @@ impl Snapshot {
                     }
                     if k == 0 {
                         // Merged elements joined another: not listed (their applications are its).
-                        el.merged_into().is_none_or(|_| el.ended().is_none_or(|d| d > t))
+                        (!present0 || el.present_at(t))
+                            && el.merged_into().is_none_or(|_| el.ended().is_none_or(|d| d > t))
                     } else {
                         el.present_at(t)
                     }
