@@ -640,6 +640,81 @@ fn a_snapshot_without_level0_applications_lists_the_same_elements_in_the_same_or
     assert!(compared > 10_000, "{compared} elements compared");
 }
 
+/// `Snapshot::present_names_at` (one position's JSON without `--all`) is `Snapshot::names_at`
+/// with level 0's ended elements left out: the same present elements in the same order, the
+/// same levels above, and the same struct above level 0 (which holds present elements only), at
+/// early, middle and last positions, forming or not.
+#[test]
+fn a_snapshot_of_present_elements_is_the_light_one_without_the_ended() {
+    use ets::ets::timeline::view::Snapshot;
+    let (mut compared, mut left_out) = (0, 0);
+    for (p, g, last) in classified_samples(6) {
+        for t in [1, last / 3, last] {
+            for forming in [false, true] {
+                let light = Snapshot::names_at(g.timeline(), t, forming);
+                let present = Snapshot::present_names_at(g.timeline(), t, forming);
+                let lv0 = g.timeline().level(0);
+                let (kept, keep): (Vec<_>, Vec<bool>) =
+                    light.ids[0].iter().map(|&e| (e, lv0.element(e).present_at(t))).unzip();
+                let expected: Vec<_> = kept.iter().zip(&keep).filter(|(_, k)| **k).map(|(e, _)| *e).collect();
+                assert_eq!(present.ids[0], expected, "{} at {t}", p.display());
+                assert_eq!(present.ids[1..], light.ids[1..], "{} at {t}", p.display());
+                left_out += light.ids[0].len() - present.ids[0].len();
+                for (a, b) in light.hierarchy.levels.iter().zip(&present.hierarchy.levels) {
+                    let a_elements: Vec<_> = if a.level == 0 {
+                        a.elements
+                            .iter()
+                            .zip(&keep)
+                            .filter(|(_, k)| **k)
+                            .map(|(x, _)| x)
+                            .collect()
+                    } else {
+                        a.elements.iter().collect()
+                    };
+                    assert_eq!(a_elements.len(), b.elements.len());
+                    // Level 1's nodes are places in level 0's list: compared as the ids there.
+                    let k = a.level as usize;
+                    let named = |ids: &[Vec<u32>], ns: &[u32]| -> Vec<u32> {
+                        if k == 1 {
+                            ns.iter().map(|&i| ids[0][i as usize]).collect()
+                        } else {
+                            ns.to_vec()
+                        }
+                    };
+                    for (x, y) in a_elements.into_iter().zip(&b.elements) {
+                        assert_eq!((x.class, x.complete), (y.class, y.complete));
+                        assert_eq!(named(&light.ids, &x.nodes), named(&present.ids, &y.nodes));
+                        assert_eq!(x.applications.len(), y.applications.len());
+                        for (u, v) in x.applications.iter().zip(&y.applications) {
+                            assert_eq!(u.constraint, v.constraint);
+                            assert_eq!(named(&light.ids, &u.nodes), named(&present.ids, &v.nodes));
+                        }
+                    }
+                    assert_eq!(
+                        a.above.links(),
+                        b.above.links(),
+                        "{} at {t}, level {}",
+                        p.display(),
+                        a.level
+                    );
+                    assert_eq!(
+                        a.overlaps().edges,
+                        b.overlaps().edges,
+                        "{} at {t}, level {}",
+                        p.display(),
+                        a.level
+                    );
+                    compared += b.elements.len();
+                }
+            }
+        }
+    }
+    assert!(
+        compared > 5_000 && left_out > 1_000,
+        "{compared} elements compared, {left_out} left out"
+    );
+}
+
 /// The vertex cache (`GoTimeline::vertices_cached`, what the class features read position after
 /// position) gives every element's vertices as `GoTimeline::vertices` collects them afresh: at
 /// every position of the shipped 9x9 games and of a 19x19 game in order (where it reuses what
