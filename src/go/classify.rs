@@ -19,11 +19,11 @@ use crate::dsl::{DslError, MemResolver, Sources, load_setting_with};
 use crate::ets::hierarchy::Hierarchy;
 use crate::ets::ids::{ElementId, NONE, NodeId};
 use crate::ets::timeline::view::Snapshot;
-use crate::ets::timeline::{Level, Pipelined, Steps, Timeline, TimelineError};
+use crate::ets::timeline::{Level, Steps, Timeline, TimelineError};
 use crate::ets::{Element, Setting};
 
 use super::board::{Board, Point};
-use super::record::{GoAlphabet, Grow, Op, Place, RecordOptions, Recorder, Recording, Sensor, changes};
+use super::record::{GoAlphabet, Grow, Place, RecordOptions, Recording, Sensor, changes};
 
 /// The embedded Go class setting (`grammars/go/`).
 pub const EMBEDDED: &[(&str, &str)] = &[
@@ -86,17 +86,6 @@ pub enum ClassifyError {
     /// The timeline refused a step (a bug of the sensor if it happens).
     #[error(transparent)]
     Timeline(#[from] TimelineError),
-    /// A primitive the sensor perceived ahead became another node than it was promised (a bug
-    /// if it happens: a timeline's struct numbers its nodes in the order they are added).
-    #[error("position {position}: a primitive promised node {promised} became node {got}")]
-    Renumbered {
-        /// The position.
-        position: usize,
-        /// The node the sensor gave it.
-        promised: NodeId,
-        /// The node the struct gave it.
-        got: NodeId,
-    },
 }
 
 /// The Go alphabet as a setting declares it (the sensor writes structs over it).
@@ -125,146 +114,6 @@ pub struct VertexCache {
 
 /// One position perceived as one step of `steps` (a timeline, or a pipelined one), the new
 /// level-0 elements named by their vertices.
-/// The size check of a position before the sensor perceives it.
-fn check_size(sensor: &Sensor, board: &Board) -> Result<(), ClassifyError> {
-    let size = sensor.size();
-    if (board.cols(), board.rows()) != size {
-        return Err(ClassifyError::SizeMismatch {
-            position: sensor.positions() as usize,
-            got: (board.cols(), board.rows()),
-            want: size,
-        });
-    }
-    Ok(())
-}
-
-/// The vertices of the level-0 elements begun since `vertices0` was last brought up to date
-/// (`place`: what each primitive stands for).
-fn new_vertices0(lv: &Level, place: &[Place], vertices0: &mut Vec<SmallVec<[Point; 2]>>) {
-    for e in vertices0.len()..lv.elements().len() {
-        let mut v: SmallVec<[Point; 2]> = SmallVec::new();
-        for &n in lv.nodes(e as ElementId).iter() {
-            if let Place::Vertex(p) = place[n as usize]
-                && !v.contains(&p)
-            {
-                v.push(p);
-            }
-        }
-        v.sort();
-        vertices0.push(v);
-    }
-}
-
-/// A position perceived ahead: what the sensor asked of the timeline, and what each of its new
-/// primitives stands for.
-struct Perceived {
-    ops: Vec<Op>,
-    /// The node of its first new primitive.
-    first: NodeId,
-    /// The position.
-    position: usize,
-    place: Vec<Place>,
-}
-
-/// [`GoTimeline::push_all`] with the sensor a position ahead on a thread of its own (`None`, and
-/// nothing done, when no thread is to be had).
-fn push_ahead(
-    p: &mut Pipelined<'_>,
-    sensor: &mut Sensor,
-    last: &mut Option<Board>,
-    vertices0: &mut Vec<SmallVec<[Point; 2]>>,
-    positions: &[Board],
-    last_moves: &[Option<Point>],
-) -> Option<Result<(), ClassifyError>> {
-    // What each primitive stands for, as the sensor's record will say once it is back.
-    let mut place = sensor.place.clone();
-    let first = p.strukt().len() as NodeId;
-    std::thread::scope(|s| {
-        // One position waits while the next is perceived: the sensor is at most two ahead.
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Perceived, ClassifyError>>(1);
-        let ahead = move || {
-            let mut rec = Recorder {
-                next: first,
-                ops: Vec::new(),
-            };
-            for (k, board) in positions.iter().enumerate() {
-                let m = last_moves.get(k).copied().flatten();
-                let perceived = check_size(sensor, board).and_then(|()| {
-                    let changed = last.as_ref().map_or_else(Vec::new, |b| changes(b, board));
-                    let (from, at, position) = (rec.next, sensor.place.len(), sensor.positions() as usize);
-                    sensor.perceive(&mut rec, board, m, &changed)?;
-                    *last = Some(board.clone());
-                    Ok(Perceived {
-                        ops: std::mem::take(&mut rec.ops),
-                        first: from,
-                        position,
-                        place: sensor.place[at..].to_vec(),
-                    })
-                });
-                let stop = perceived.is_err();
-                // (The classification stopped: nothing more to perceive.)
-                if tx.send(perceived).is_err() || stop {
-                    return;
-                }
-            }
-        };
-        let worker = std::thread::Builder::new()
-            .name("sensor-ahead".into())
-            .spawn_scoped(s, ahead);
-        // No thread to be had: nothing was perceived; the caller perceives in turn.
-        let Ok(worker) = worker else {
-            return None;
-        };
-        let mut out = Ok(());
-        for msg in rx.iter() {
-            let step = msg.and_then(|at| {
-                p.begin_step()?;
-                let done = replay(p, &at.ops, at.first, at.position);
-                if let Err(e) = done {
-                    let _ = p.end_step();
-                    let _ = p.undo();
-                    return Err(e);
-                }
-                p.end_step()?;
-                place.extend_from_slice(&at.place);
-                new_vertices0(p.level0(), &place, vertices0);
-                Ok(())
-            });
-            if let Err(e) = step {
-                out = Err(e);
-                break;
-            }
-        }
-        drop(rx);
-        if let Err(panic) = worker.join() {
-            std::panic::resume_unwind(panic);
-        }
-        Some(out)
-    })
-}
-
-/// Gives `g` what a [`Recorder`] wrote down at position `position`, in order; each primitive must
-/// become the node it was promised, counting from `next`.
-fn replay<G: Grow>(g: &mut G, ops: &[Op], mut next: NodeId, position: usize) -> Result<(), ClassifyError> {
-    for &op in ops {
-        match op {
-            Op::Add(kind) => {
-                let got = g.add(kind)?;
-                if got != next {
-                    return Err(ClassifyError::Renumbered {
-                        position,
-                        promised: next,
-                        got,
-                    });
-                }
-                next += 1;
-            }
-            Op::Connect(a, sa, b, sb) => g.connect(a, sa as usize, b, sb as usize)?,
-        }
-    }
-    Ok(())
-}
-
 fn push_to<S: Steps + Grow>(
     steps: &mut S,
     sensor: &mut Sensor,
@@ -273,7 +122,14 @@ fn push_to<S: Steps + Grow>(
     board: &Board,
     last_move: Option<Point>,
 ) -> Result<(), ClassifyError> {
-    check_size(sensor, board)?;
+    let size = sensor.size();
+    if (board.cols(), board.rows()) != size {
+        return Err(ClassifyError::SizeMismatch {
+            position: sensor.positions() as usize,
+            got: (board.cols(), board.rows()),
+            want: size,
+        });
+    }
     let changed = match last.as_ref() {
         Some(b) => changes(b, board),
         None => Vec::new(),
@@ -289,7 +145,19 @@ fn push_to<S: Steps + Grow>(
     steps.end_step()?;
     *last = Some(board.clone());
     // The new level-0 elements' vertices.
-    new_vertices0(steps.level0(), &sensor.place, vertices0);
+    let lv = steps.level0();
+    for e in vertices0.len()..lv.elements().len() {
+        let mut v: SmallVec<[Point; 2]> = SmallVec::new();
+        for &n in lv.nodes(e as ElementId).iter() {
+            if let Place::Vertex(p) = sensor.place[n as usize]
+                && !v.contains(&p)
+            {
+                v.push(p);
+            }
+        }
+        v.sort();
+        vertices0.push(v);
+    }
     Ok(())
 }
 
@@ -372,24 +240,11 @@ impl GoTimeline {
     /// assert_eq!(g.timeline().steps(), 1);
     /// assert_eq!(g.timeline().levels().len(), 3);
     /// ```
-    ///
-    /// With the second thread, a third perceives each position ahead (the sensor's layers,
-    /// written down by a [`Recorder`] with the nodes the struct will give them) while the one
-    /// before is classified; the timeline takes what was written down in the same order, so it
-    /// is the one [`GoTimeline::push`] makes. A position of the wrong size stops the sensor before
-    /// it perceives it, as above.
     pub fn push_all(&mut self, positions: &[Board], last_moves: &[Option<Point>]) -> Result<(), ClassifyError> {
-        let (sensor, last, vertices0) = (&mut self.sensor, &mut self.last, &mut self.vertices0);
         self.timeline.pipelined(|p| {
-            if p.is_split()
-                && positions.len() > 1
-                && let Some(done) = push_ahead(p, sensor, last, vertices0, positions, last_moves)
-            {
-                return done;
-            }
             for (k, b) in positions.iter().enumerate() {
                 let m = last_moves.get(k).copied().flatten();
-                push_to(p, sensor, last, vertices0, b, m)?;
+                push_to(p, &mut self.sensor, &mut self.last, &mut self.vertices0, b, m)?;
             }
             Ok(())
         })

@@ -24,7 +24,7 @@
 use std::sync::Arc;
 
 use crate::ets::timeline::{Pipelined, Steps, Timeline, TimelineError};
-use crate::ets::{Alphabet, NodeId, PrimitiveKind, Struct, StructError};
+use crate::ets::{Alphabet, NodeId, PrimitiveKind, Struct};
 
 use super::board::{Board, Cell, Color, Point};
 
@@ -229,58 +229,6 @@ impl Grow for Struct {
     }
     fn connect(&mut self, from: NodeId, from_site: usize, to: NodeId, to_site: usize) -> Result<(), TimelineError> {
         Ok(Struct::connect(self, from, from_site, to, to_site)?)
-    }
-}
-
-/// What a [`Recorder`] wrote down: a step's primitives and processes, for a [`Grow`] to take
-/// later in the same order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Op {
-    /// [`Grow::add`].
-    Add(PrimitiveKind),
-    /// [`Grow::connect`]: `(from, from_site, to, to_site)`.
-    Connect(NodeId, u16, NodeId, u16),
-}
-
-/// A [`Grow`] that only writes down what it is asked, giving each new primitive the node it
-/// will have once the ops are taken by the struct that has `next` nodes now (a timeline's struct
-/// grows by appending, so its nodes are numbered in order). Lets the sensor perceive a position
-/// on one thread while the classification of the one before goes on on another
-/// ([`crate::go::classify::GoTimeline::push_all`]).
-#[derive(Debug, Default)]
-pub(crate) struct Recorder {
-    /// The node the next primitive will be.
-    pub next: NodeId,
-    /// What was asked, in order.
-    pub ops: Vec<Op>,
-}
-
-impl Grow for Recorder {
-    fn add(&mut self, kind: PrimitiveKind) -> Result<NodeId, TimelineError> {
-        let n = self.next;
-        self.next = n
-            .checked_add(1)
-            .ok_or(TimelineError::Struct(StructError::UnknownNode(NodeId::MAX)))?;
-        self.ops.push(Op::Add(kind));
-        Ok(n)
-    }
-    fn connect(&mut self, from: NodeId, from_site: usize, to: NodeId, to_site: usize) -> Result<(), TimelineError> {
-        let site = |s: usize, side: &'static str, n: NodeId| {
-            u16::try_from(s).map_err(|_| {
-                TimelineError::Struct(StructError::NoSuchSite {
-                    primitive: format!("node {n}"),
-                    side,
-                    site: s,
-                })
-            })
-        };
-        self.ops.push(Op::Connect(
-            from,
-            site(from_site, "terminal", from)?,
-            to,
-            site(to_site, "initial", to)?,
-        ));
-        Ok(())
     }
 }
 

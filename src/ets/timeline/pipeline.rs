@@ -81,14 +81,6 @@ pub struct Pipelined<'a> {
     fed: usize,
 }
 
-impl Pipelined<'_> {
-    /// Whether levels ≥ 1 are being brought up to date on a second thread (otherwise every level
-    /// is, at each step, on this one).
-    pub fn is_split(&self) -> bool {
-        self.tx.is_some()
-    }
-}
-
 impl Steps for Pipelined<'_> {
     fn begin_step(&mut self) -> Result<u32, TimelineError> {
         self.tl.begin_step()
