@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 
 use ets::ets::Setting;
 use ets::go::board::{Board, Cell, Color, Point};
-use ets::go::classify::{Classification, GoTimeline, classify_game, embedded_setting};
+use ets::go::classify::{Classification, ClassifyError, GoTimeline, classify_game, embedded_setting};
 use ets::go::game::Replay;
 use ets::go::record::{Attention, RecordOptions};
 use ets::go::sgf::Sgf;
@@ -859,8 +859,60 @@ fn levels_as_a_pipeline_make_the_timeline_of_single_positions() {
                 "{}, {att:?}: the timelines differ",
                 path.display()
             );
+            // The sensor's record of what each primitive stands for is the one made in turn.
+            assert_eq!(one.sensor().place, piped.sensor().place, "{}", path.display());
+            assert_eq!(one.sensor().positions(), piped.sensor().positions());
+            assert_eq!(one.sensor().layer.to_vec(), piped.sensor().layer.to_vec());
+            assert_eq!(one.sensor().position.to_vec(), piped.sensor().position.to_vec());
         }
     }
+}
+
+/// A position of the wrong size in the middle of a game: `push_all` (levels ≥ 1 on a second
+/// thread) stops there with the position named, and what it classified is the positions before
+/// it, as pushing them one at a time makes them; it goes on from there alike.
+#[test]
+fn a_wrong_position_stops_the_pipeline_where_it_is() {
+    let path = &five_sample_games()[0];
+    let r = game(path);
+    let (first, last) = (&r.positions[0], last_moves(&r));
+    let k = 12.min(r.positions.len() - 1);
+    let mut positions = r.positions.clone();
+    positions[k] = Board::new(first.cols() - 2, first.rows());
+    let new = || {
+        GoTimeline::new(
+            setting().clone(),
+            (first.cols(), first.rows()),
+            opts(Attention::Full),
+            Some(2),
+        )
+        .unwrap()
+    };
+    let mut piped = new();
+    let err = piped.push_all(&positions, &last).unwrap_err();
+    assert!(
+        matches!(err, ClassifyError::SizeMismatch { position, .. } if position == k),
+        "{err}"
+    );
+    assert_eq!(piped.timeline().steps(), k as u32);
+    assert_eq!(piped.sensor().positions(), k as u32);
+    let mut one = new();
+    for (b, m) in r.positions[..k].iter().zip(&last) {
+        one.push(b, *m).unwrap();
+    }
+    let json = |g: &GoTimeline| serde_json::to_string(&g.timeline_json(true)).unwrap();
+    assert!(json(&one) == json(&piped), "{}: the timelines differ", path.display());
+    assert_eq!(one.sensor().place, piped.sensor().place);
+    // and it goes on from there as one made in turn would.
+    for (b, m) in r.positions[k..].iter().zip(&last[k..]) {
+        one.push(b, *m).unwrap();
+        piped.push(b, *m).unwrap();
+    }
+    assert!(
+        json(&one) == json(&piped),
+        "{}: the timelines differ after",
+        path.display()
+    );
 }
 
 /// Level 0 takes the matches of a clean primitive (it and its neighbourhood repeat the previous
