@@ -599,6 +599,11 @@ fn a_snapshots_overlap_structs_are_those_its_elements_make() {
     assert!(compared > 1000, "{compared} links compared");
 }
 
+/// Two snapshots' levels have the same struct above them (`what`: where, for the message).
+fn same_struct_above(a: &ets::ets::hierarchy::LevelResult, b: &ets::ets::hierarchy::LevelResult, what: &str) {
+    assert_eq!(a.above.links(), b.above.links(), "{what}, level {}", a.level);
+}
+
 #[test]
 fn a_snapshot_without_level0_applications_lists_the_same_elements_in_the_same_order() {
     // `Snapshot::names_at` (one position's JSON) skips building level 0's nodes and applications,
@@ -625,13 +630,7 @@ fn a_snapshot_without_level0_applications_lists_the_same_elements_in_the_same_or
                             assert_eq!((&x.nodes, &x.applications), (&y.nodes, &y.applications));
                         }
                     }
-                    assert_eq!(
-                        a.above.links(),
-                        b.above.links(),
-                        "{} at {t}, level {}",
-                        p.display(),
-                        a.level
-                    );
+                    same_struct_above(a, b, &format!("{} at {t}", p.display()));
                     compared += a.elements.len();
                 }
             }
@@ -690,13 +689,7 @@ fn a_snapshot_of_present_elements_is_the_light_one_without_the_ended() {
                             assert_eq!(named(&light.ids, &u.nodes), named(&present.ids, &v.nodes));
                         }
                     }
-                    assert_eq!(
-                        a.above.links(),
-                        b.above.links(),
-                        "{} at {t}, level {}",
-                        p.display(),
-                        a.level
-                    );
+                    same_struct_above(a, b, &format!("{} at {t}", p.display()));
                     assert_eq!(
                         a.overlaps().edges,
                         b.overlaps().edges,
