@@ -1594,17 +1594,68 @@ fn setting_error(e: SettingError, span: Span) -> DslError {
     DslError::new(kind, span)
 }
 
+/// `$COLUMN` replaced in `text`, the columns in turn, the longest first: a `$` that a value
+/// brings, or one written before a column's `$`, may take part in a later replacement.
+fn subst_in_turn(text: &str, sub: &Subst) -> String {
+    let mut keys: Vec<&(String, String)> = sub.iter().collect();
+    keys.sort_by_key(|(k, _)| std::cmp::Reverse(k.len()));
+    let mut t = text.to_string();
+    for (k, v) in keys {
+        t = t.replace(&format!("${k}"), v);
+    }
+    t
+}
+
+/// `$COLUMN` replaced in `text` as [`subst_in_turn`] replaces it, in one pass where that gives
+/// the same: when no column or value holds a `$` and no column is longer than the text between
+/// two `$` of `text`, no replacement can make a column's name follow a `$` that it did not follow
+/// already, so each `$` takes the longest column that follows it, as in turn.
+fn subst(text: &str, sub: &Subst) -> String {
+    let longest = sub.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    let dollars: Vec<usize> = text.match_indices('$').map(|(i, _)| i).collect();
+    let apart = dollars.windows(2).all(|w| w[1] - w[0] > longest);
+    if apart && !sub.iter().any(|(k, v)| k.contains('$') || v.contains('$')) {
+        subst_one_pass(text, sub)
+    } else {
+        subst_in_turn(text, sub)
+    }
+}
+
+/// Each `$` of `text` followed by the longest column that follows it (the first of those when
+/// two are alike), in one pass ([`subst`] says when that is the substitution).
+fn subst_one_pass(text: &str, sub: &Subst) -> String {
+    let mut t = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    while let Some(i) = rest.find('$') {
+        t.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let mut best: Option<&(String, String)> = None;
+        for kv in sub {
+            if after.starts_with(kv.0.as_str()) && best.is_none_or(|b| kv.0.len() > b.0.len()) {
+                best = Some(kv);
+            }
+        }
+        match best {
+            Some((k, v)) => {
+                t.push_str(v);
+                rest = &after[k.len()..];
+            }
+            None => {
+                t.push('$');
+                rest = after;
+            }
+        }
+    }
+    t.push_str(rest);
+    t
+}
+
 /// Replaces `$COLUMN` in `n`; false (reported) when a column is not in the substitution.
 fn subst_name(n: &mut Name, sub: &Subst, diags: &mut Diags) -> bool {
     if !n.text.contains('$') {
         return true;
     }
-    let mut keys: Vec<&(String, String)> = sub.iter().collect();
-    keys.sort_by_key(|(k, _)| std::cmp::Reverse(k.len()));
-    let mut t = n.text.clone();
-    for (k, v) in keys {
-        t = t.replace(&format!("${k}"), v);
-    }
+    let t = subst(&n.text, sub);
     if t.contains('$') {
         let e = DslError::new(
             ErrorKind::Template(if sub.is_empty() {
@@ -1715,6 +1766,43 @@ fn subst_class(c: &mut ClassDecl, sub: &Subst, diags: &mut Diags) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4096))]
+        /// `subst` replaces what the columns in turn replace, for names of text and `$`
+        /// references (to columns, to prefixes and extensions of them, to none, next to one
+        /// another), with columns that follow a `$` only after another replacement, and values
+        /// that bring a `$`.
+        #[test]
+        fn substitution_is_the_one_in_turn(
+            cols in prop::collection::vec(("[ab]{0,2}", "[ab$]{0,2}"), 0..6),
+            parts in prop::collection::vec(("[ab_]{0,2}", any::<bool>()), 0..7),
+        ) {
+            let sub: Subst = cols;
+            let text: String = parts
+                .iter()
+                .map(|(p, dollar)| if *dollar { format!("${p}") } else { p.clone() })
+                .collect();
+            prop_assert_eq!(subst(&text, &sub), subst_in_turn(&text, &sub));
+        }
+    }
+
+    #[test]
+    fn a_replacement_that_makes_a_column_follow_a_dollar_is_taken_in_turn() {
+        // "$a$bb": `bb` becomes `a`, and then `aa` follows the first `$`.
+        let sub: Subst = vec![
+            ("bb".into(), "a".into()),
+            ("aa".into(), "X".into()),
+            ("a".into(), "Y".into()),
+        ];
+        assert_eq!(subst_in_turn("$a$bb", &sub), "X");
+        assert_eq!(subst("$a$bb", &sub), "X");
+        assert_eq!(subst_one_pass("$a$bb", &sub), "Ya");
+        // Apart, one pass: `Con_$A_$B`.
+        let sub: Subst = vec![("A".into(), "black".into()), ("B".into(), "left".into())];
+        assert_eq!(subst("Con_$A_$B", &sub), "Con_black_left");
+    }
 
     #[test]
     fn templates_match_their_instances() {
