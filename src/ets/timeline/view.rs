@@ -13,6 +13,17 @@ use crate::ets::hierarchy::{Hierarchy, LevelResult};
 use crate::ets::ids::{ConstraintId, ElementId, MatchId, NodeId};
 use crate::ets::level::{Cel, LevelStruct};
 
+/// What a [`Snapshot`] lists at level 0 and how much of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Listing {
+    /// Every element begun by the step, with its nodes and applications ([`Snapshot::at`]).
+    Whole,
+    /// The same elements without their nodes and applications ([`Snapshot::names_at`]).
+    Names,
+    /// Of those, the ones present at the step ([`Snapshot::present_names_at`]).
+    PresentNames,
+}
+
 /// A [`Hierarchy`] at one step, with the timeline id of each element it lists.
 #[derive(Debug, Clone)]
 pub struct Snapshot {
@@ -28,7 +39,7 @@ impl Snapshot {
     /// The elements of `tl` at step `t`. Elements still forming (their schedule cannot end where
     /// they stand) are listed only when `forming` is set.
     pub fn at(tl: &Timeline, t: u32, forming: bool) -> Snapshot {
-        Snapshot::build(tl, t, forming, false, false)
+        Snapshot::build(tl, t, forming, Listing::Whole)
     }
 
     /// The same elements in the same order, with the same level structs above them, but the
@@ -39,7 +50,7 @@ impl Snapshot {
     /// elements of one class with the same least node alone, and their applications only when
     /// their nodes tie too (at the last step; at an earlier one, every element's nodes up to it).
     pub fn names_at(tl: &Timeline, t: u32, forming: bool) -> Snapshot {
-        Snapshot::build(tl, t, forming, true, false)
+        Snapshot::build(tl, t, forming, Listing::Names)
     }
 
     /// [`Snapshot::names_at`] without the level-0 elements that ended by `t`: the elements
@@ -47,10 +58,11 @@ impl Snapshot {
     /// above them (those hold present elements only). A whole game's level 0 has begun about
     /// three times as many elements as are present at its end.
     pub fn present_names_at(tl: &Timeline, t: u32, forming: bool) -> Snapshot {
-        Snapshot::build(tl, t, forming, true, true)
+        Snapshot::build(tl, t, forming, Listing::PresentNames)
     }
 
-    fn build(tl: &Timeline, t: u32, forming: bool, light: bool, present0: bool) -> Snapshot {
+    fn build(tl: &Timeline, t: u32, forming: bool, listing: Listing) -> Snapshot {
+        let light = listing != Listing::Whole;
         let setting = tl.setting();
         let mut levels: Vec<LevelResult> = Vec::new();
         let mut ids: Vec<Vec<ElementId>> = Vec::new();
@@ -63,10 +75,9 @@ impl Snapshot {
                     if el.is_stillborn() || el.born() > t || (!forming && el.completed().is_none_or(|c| c > t)) {
                         return false;
                     }
-                    if k == 0 {
+                    if k == 0 && listing != Listing::PresentNames {
                         // Merged elements joined another: not listed (their applications are its).
-                        (!present0 || el.present_at(t))
-                            && el.merged_into().is_none_or(|_| el.ended().is_none_or(|d| d > t))
+                        el.merged_into().is_none_or(|_| el.ended().is_none_or(|d| d > t))
                     } else {
                         el.present_at(t)
                     }
