@@ -1612,8 +1612,12 @@ fn subst_in_turn(text: &str, sub: &Subst) -> String {
 /// already, so each `$` takes the longest column that follows it, as in turn.
 fn subst(text: &str, sub: &Subst) -> String {
     let longest = sub.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
-    let dollars: Vec<usize> = text.match_indices('$').map(|(i, _)| i).collect();
-    let apart = dollars.windows(2).all(|w| w[1] - w[0] > longest);
+    let mut last: Option<usize> = None;
+    let apart = text.match_indices('$').all(|(i, _)| {
+        let far = last.is_none_or(|l| i - l > longest);
+        last = Some(i);
+        far
+    });
     if apart && !sub.iter().any(|(k, v)| k.contains('$') || v.contains('$')) {
         subst_one_pass(text, sub)
     } else {
