@@ -977,6 +977,139 @@ fn far_chain(steps: usize, special: usize, late: bool) -> (Arc<Setting>, Struct,
     (Arc::new(st), g, cuts)
 }
 
+/// Two chains `r` → `a` → `a` → …, an `a` with a `b` beside it (`a.s1 → b.in`) at each step of the
+/// first (and two leaves `w`; one on the second's) and at every other step of the second, begun at
+/// step `late` (its primitives after the first's: the first's keep their places from step to step).
+/// Level 0: `chain`, `Con_start` then `Con_next` (`a1 → a2`, and `a2`'s `b`) and `Con_leaf` (an
+/// `a` and the leaf on its third site) for ever, recording `Con_rec` (an `a`
+/// and its `b`: part of each `Con_next` match). `rec_first`: `Con_rec` is declared first, so a
+/// step's `Con_rec` match comes before the `Con_next` match anchored at the same `b`.
+fn two_chains(steps: usize, late: usize, rec_first: bool) -> (Arc<Setting>, Struct, Vec<u32>) {
+    use ets::ets::PatternBuilder;
+    let mut al = Alphabet::new();
+    let c = al.add_primal_class("c").unwrap();
+    let s = |v: &[&str]| v.iter().map(|n| (n.to_string(), c)).collect::<Vec<_>>();
+    let r = al.add_primitive("r", &[], &s(&["next"])).unwrap();
+    let a = al
+        .add_primitive("a", &s(&["prev"]), &s(&["next", "s1", "s2", "s3"]))
+        .unwrap();
+    let b = al.add_primitive("b", &s(&["in"]), &[]).unwrap();
+    let w = al.add_primitive("w", &s(&["in"]), &[]).unwrap();
+    let al = Arc::new(al);
+    let mut st = Setting::new(al.clone());
+    let start = chain_start(&mut st);
+    let rec = |st: &mut Setting| {
+        let p = PatternBuilder::new()
+            .var("a", "a")
+            .var("n", "b")
+            .process("a", "s1", "n", "in");
+        st.add_named_constraint("Con_rec", 0, &p).unwrap()
+    };
+    let next = |st: &mut Setting| {
+        let p = PatternBuilder::new()
+            .context("a1", "a")
+            .var("a2", "a")
+            .var("n", "b")
+            .process("a1", "next", "a2", "prev")
+            .process("a2", "s1", "n", "in");
+        st.add_named_constraint("Con_next", 0, &p).unwrap()
+    };
+    let leaf = {
+        let p = PatternBuilder::new()
+            .context("a", "a")
+            .var("w", "w")
+            .process("a", "s2", "w", "in");
+        st.add_named_constraint("Con_leaf", 0, &p).unwrap()
+    };
+    let (rec, next) = if rec_first {
+        let r = rec(&mut st);
+        (r, next(&mut st))
+    } else {
+        let n = next(&mut st);
+        (rec(&mut st), n)
+    };
+    let chain = st
+        .add_class(
+            "chain",
+            0,
+            None,
+            vec![cset("A", vec![start]), cset("B", vec![next, leaf])],
+            a_then_b_star(),
+        )
+        .unwrap();
+    st.set_overlaps(chain, vec![rec]).unwrap();
+    let mut g = Struct::new(al.clone());
+    let mut cuts = Vec::new();
+    let mut ends = [Some(g.add_primitive(r).unwrap()), None];
+    for j in 1..=steps {
+        cuts.push(g.len() as u32);
+        if j == late {
+            ends[1] = Some(g.add_primitive(r).unwrap());
+        }
+        for (k, end) in ends.iter_mut().enumerate() {
+            let Some(p) = *end else { continue };
+            if k == 1 && (j - late) % 2 == 1 {
+                continue;
+            }
+            let an = g.add_primitive(a).unwrap();
+            g.connect(p, 0, an, 0).unwrap();
+            let bn = g.add_primitive(b).unwrap();
+            g.connect(an, 1, bn, 0).unwrap();
+            // (Leaves after the `b`: two on the first chain's, so that a step that begins the
+            // second adds fewer primitives than repeat and level 0 still looks for repeats there;
+            // one on the second's.)
+            for site in [2, 3].into_iter().take(2 - k) {
+                let wn = g.add_primitive(w).unwrap();
+                g.connect(an, site, wn, 0).unwrap();
+            }
+            *end = Some(an);
+        }
+    }
+    (Arc::new(st), g, cuts)
+}
+
+#[test]
+fn recorded_matches_of_a_deriving_element_beside_quiet_ones_are_taken() {
+    // The first chain repeats its steps and goes quiet; the second, begun later, grows at every
+    // other step, so it derives each time (it took no step the step before) while the first is
+    // quiet: its `Con_next` match is routed (its context an `a` two steps back), then its
+    // `Con_leaf` match (its context the `a` joined at that turn), and the `Con_rec` match beside it lies inside it once it joins the `b`, taken by catch-up (declared
+    // first: routed before) or by the pass for recorded matches (declared after). Level 0 then
+    // visits only the matches marked for its passes; the timeline, the matches and every step's
+    // fingerprint are those of matches found.
+    for rec_first in [false, true] {
+        for late in 6..10 {
+            let (st, s, cuts) = two_chains(16, late, rec_first);
+            let (found, found_steps) = grow_finding_repeats(&st, &s, &cuts, false);
+            let (images, image_steps) = grow_finding_repeats(&st, &s, &cuts, true);
+            let r = images.repeat_counts();
+            assert!(r.clean > 0 && r.quiet > 0, "{r:?}");
+            // Each chain holds a `Con_rec` application for each of its steps after the first.
+            let lv = &found.levels()[0];
+            let rec = (0..lv.elements().len() as u32)
+                .map(|e| {
+                    lv.sets(e)
+                        .iter()
+                        .filter(|&&set| set == ets::ets::timeline::RECORDED)
+                        .count()
+                })
+                .collect::<Vec<_>>();
+            assert_eq!(
+                rec,
+                [15, (16 - late) / 2],
+                "recorded applications per chain, late {late}"
+            );
+            assert_eq!(
+                fingerprint(&found),
+                fingerprint(&images),
+                "late {late}, rec_first {rec_first}"
+            );
+            assert_eq!(matches(&found), matches(&images));
+            assert_eq!(found_steps, image_steps);
+        }
+    }
+}
+
 #[test]
 fn a_match_that_is_not_an_image_holding_a_primitive_a_quiet_element_would_join_stops_it() {
     // At the special step the `z` is a primitive of another kind, three processes from the `b`

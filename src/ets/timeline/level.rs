@@ -393,6 +393,15 @@ pub struct Level {
     /// A bit left set when that holder leaves, as a stillborn element does after the derivation,
     /// would only cost a routing or a look at the holders.
     loud: Vec<u64>,
+    /// Level 0, during a step with quiet elements ([`Level::quiet_steps`]): the matches of the
+    /// step (a bit each, from the first) that the routing pass must visit, and those the pass for
+    /// recorded matches must visit. Every other match is one [`Level::route`] would offer to no
+    /// one, or one whose primitives of this step are not all loud (see [`Level::derive`]).
+    /// Marked from the step's seed index ([`StepSeeds`]) as elements that are not quiet join
+    /// nodes ([`Level::register_node`]); `marking` says whether they are kept at this step.
+    route_due: Vec<u64>,
+    record_due: Vec<u64>,
+    marking: bool,
     /// Level n ≥ 1, while an element begun from a start is derived (most are floods through a
     /// region, and ask at every join whether they hold a node): that element, and per node,
     /// whether it holds it (`flood_mark[x] == flood_gen`). `NONE` outside such a derivation.
@@ -450,6 +459,9 @@ impl Level {
             seed: (Vec::new(), Vec::new()),
             quiet_at: NONE,
             loud: Vec::new(),
+            route_due: Vec::new(),
+            record_due: Vec::new(),
+            marking: false,
             flood: NONE,
             flood_gen: 0,
             flood_mark: Vec::new(),
@@ -652,6 +664,48 @@ impl LevelMemory {
     }
 }
 
+/// Level 0: this step's seed index. Per node from `least` (the earliest primitive a match of the
+/// step holds) on, the matches of the step holding it at a seed position (a context position, or
+/// any without a context part), or at any position for a constraint some class records.
+#[derive(Clone, Copy)]
+pub(crate) struct StepSeeds<'a> {
+    pub least: NodeId,
+    /// Per node from `least`: its last entry in `arena` (`NONE`: none).
+    pub head: &'a [u32],
+    /// Entries: a match, and the node's entry before it.
+    pub arena: &'a [(MatchId, u32)],
+}
+
+impl StepSeeds<'_> {
+    /// Calls `f` with each match of the step holding `x` at a seed position.
+    #[inline]
+    pub(crate) fn each(&self, x: NodeId, mut f: impl FnMut(MatchId)) {
+        let Some(&h) = x.checked_sub(self.least).and_then(|i| self.head.get(i as usize)) else {
+            return;
+        };
+        let mut k = h;
+        while k != NONE {
+            let (m, before) = self.arena[k as usize];
+            f(m);
+            k = before;
+        }
+    }
+}
+
+/// The first bit set in `bits` at or after `from`.
+#[inline]
+fn next_set(bits: &[u64], from: usize) -> Option<usize> {
+    let mut w = from / 64;
+    let mut word = *bits.get(w)? & (u64::MAX << (from % 64));
+    loop {
+        if word != 0 {
+            return Some(w * 64 + word.trailing_zeros() as usize);
+        }
+        w += 1;
+        word = *bits.get(w)?;
+    }
+}
+
 /// Where derivations of the current step stand.
 pub(crate) struct StepCtx<'a> {
     pub t: u32,
@@ -690,6 +744,8 @@ pub(crate) struct StepCtx<'a> {
     pub dirty_new: &'a [u64],
     /// Level 0: what finds the images of an element's image runs ([`super::runs`]).
     pub shifts: Option<super::runs::Shifts<'a>>,
+    /// Level 0: this step's seed index.
+    pub seeds: Option<StepSeeds<'a>>,
     /// Level 0: how many steps back the matches of this step reach (from the step of the
     /// earliest primitive one holds).
     pub span: u32,
@@ -777,11 +833,29 @@ impl Level {
             ));
         }
         self.node_holders.push(x as usize, e);
+        let mut newly_loud = false;
         if cx.level0 && x >= cx.first_node {
             let i = (x - cx.first_node) as usize;
             if let Some(w) = self.loud.get_mut(i / 64) {
+                newly_loud = *w >> (i % 64) & 1 == 0;
                 *w |= 1 << (i % 64);
             }
+        }
+        // (Only elements that are not quiet register nodes.)
+        if self.marking
+            && let Some(seeds) = cx.seeds
+        {
+            let (pass_at, first_new) = (cx.pass_at, cx.first_new);
+            let (route_due, record_due) = (&mut self.route_due, &mut self.record_due);
+            seeds.each(x, |m| {
+                let i = (m - first_new) as usize;
+                if pass_at != MatchId::MAX && m > pass_at {
+                    route_due[i / 64] |= 1 << (i % 64);
+                }
+                if newly_loud {
+                    record_due[i / 64] |= 1 << (i % 64);
+                }
+            });
         }
         if e == self.flood {
             if self.flood_mark.len() <= x as usize {
@@ -1528,8 +1602,19 @@ impl Level {
         self.quiet_steps(cx);
         let n_old = self.elems.len() as ElementId;
         let end = self.store.len() as MatchId;
+        // Level 0 with quiet elements: the passes below visit only the matches marked for them.
+        self.marking = cx.level0 && cx.seeds.is_some() && !self.quiet_list.is_empty();
+        if self.marking {
+            self.mark_routes(cx, end);
+        }
         // 1. Existing elements.
-        for m in cx.first_new..end {
+        let mut next = if self.marking {
+            next_set(&self.route_due, 0).map(|i| i + cx.first_new as usize)
+        } else {
+            Some(cx.first_new as usize).filter(|_| cx.first_new < end)
+        };
+        while let Some(at) = next {
+            let m = at as MatchId;
             cx.pass_at = m;
             // Forks made earlier in this pass (late forks, copies) are routed to as well: their
             // catch-up leaves this step's later matches to this pass.
@@ -1537,6 +1622,11 @@ impl Level {
             if !cx.catch.is_empty() {
                 self.catch_up(cx);
             }
+            next = if self.marking {
+                next_set(&self.route_due, (m - cx.first_new) as usize + 1).map(|i| i + cx.first_new as usize)
+            } else {
+                Some(at + 1).filter(|&a| a < end as usize)
+            };
         }
         cx.pass_at = MatchId::MAX;
         self.run_resolve(cx);
@@ -1674,8 +1764,20 @@ impl Level {
                 self.remember_flood(cx, e, m, s, before);
             }
         }
-        // 3. Recorded matches of this step lying inside an element.
-        for m in cx.first_new..end {
+        // 3. Recorded matches of this step lying inside an element (with marks: those marked, in
+        // order; a mark behind the pass is one the pass without marks would not visit again).
+        let (first, mut from) = (cx.first_new as usize, cx.first_new as usize);
+        loop {
+            let at = if self.marking {
+                next_set(&self.record_due, from - first).map(|i| i + first)
+            } else {
+                Some(from).filter(|&a| a < end as usize)
+            };
+            let Some(at) = at else {
+                break;
+            };
+            from = at + 1;
+            let m = at as MatchId;
             let c = self.store.constraint(m);
             if self.table.recorders[c.0 as usize].is_empty() {
                 continue;
@@ -1706,8 +1808,47 @@ impl Level {
         self.catch_up(cx);
         self.run_resolve(cx);
         self.merges(cx, n_old);
+        self.marking = false;
         for e in self.quiet_list.drain(..) {
             self.quiet_mark[e as usize] = false;
+        }
+    }
+
+    /// Level 0, before the routing pass of a step with quiet elements: clears the marks of the two
+    /// passes, and marks for routing the matches holding at a seed position an earlier primitive
+    /// that an element that is not quiet holds. [`Level::route`] offers a match only to an element
+    /// that is not quiet and holds every node of its context part (or, without one, a node of it),
+    /// so a match it offers to anyone holds at a seed position a node such an element holds when
+    /// the match's turn comes: an earlier primitive held so now (marked here), or one it joins
+    /// before that turn ([`Level::register_node`] marks the matches after the one being routed).
+    /// No element that is not quiet holds a primitive of this step yet: only quiet elements
+    /// have joined any ([`Level::quiet_steps`]).
+    fn mark_routes(&mut self, cx: &StepCtx, end: MatchId) {
+        let words = ((end - cx.first_new) as usize).div_ceil(64);
+        for due in [&mut self.route_due, &mut self.record_due] {
+            due.clear();
+            due.resize(words, 0);
+        }
+        let Some(seeds) = cx.seeds else {
+            return;
+        };
+        debug_assert!(
+            (cx.first_node as usize..self.node_holders.len()).all(|x| self
+                .node_holders
+                .get(x)
+                .iter()
+                .all(|e| self.is_quiet(e))),
+            "a primitive of the step joined before the routing pass by an element that is not quiet"
+        );
+        let first_new = cx.first_new;
+        for x in seeds.least..cx.first_node {
+            if self.node_holders.get(x as usize).iter().any(|e| !self.is_quiet(e)) {
+                let due = &mut self.route_due;
+                seeds.each(x, |m| {
+                    let i = (m - first_new) as usize;
+                    due[i / 64] |= 1 << (i % 64);
+                });
+            }
         }
     }
 

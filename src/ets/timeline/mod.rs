@@ -48,7 +48,7 @@ pub use pipeline::{Pipelined, Steps};
 pub use store::MatchNodes;
 
 use journal::{Entry, LevelSizes, StepLog};
-use level::StepCtx;
+use level::{StepCtx, StepSeeds};
 
 use super::error::StructError;
 use super::ids::{ConstraintId, ElementId, MatchId, NONE, NodeId};
@@ -621,12 +621,13 @@ impl Timeline {
         least = lv
             .store
             .push_images(images, |x| sigma.image(x), sigma.constant(), t, least);
-        // This step's seed index: per new primitive, the new matches holding it at a seed position.
+        // This step's seed index: per primitive from the earliest a match of the step holds, the
+        // new matches holding it at a seed position.
         let nn = strukt.len() - first_node as usize;
         // (Its lists kept from one step to the next: a step's index is rebuilt, not reallocated.)
         let (mut head, mut arena) = std::mem::take(&mut lv.seed);
         head.clear();
-        head.resize(nn, NONE);
+        head.resize(strukt.len() - least as usize, NONE);
         arena.clear();
         for m in first_new..lv.store.len() as MatchId {
             let c = lv.store.constraint(m);
@@ -635,8 +636,8 @@ impl Timeline {
             // once the element holds its last node, wherever that is (dsl, issue 17).
             let recorded = !lv.table.recorders[c.0 as usize].is_empty();
             for (i, x) in lv.store.nodes(m).enumerate() {
-                if x >= first_node && (part.seeds_at(i) || recorded) {
-                    let h = &mut head[(x - first_node) as usize];
+                if part.seeds_at(i) || recorded {
+                    let h = &mut head[(x - least) as usize];
                     arena.push((m, *h));
                     *h = arena.len() as u32 - 1;
                 }
@@ -646,7 +647,7 @@ impl Timeline {
         let reach = if self.connected0 { self.reach0 } else { usize::MAX };
         let around = |x: NodeId, out: &mut Vec<MatchId>| {
             if x >= first_node {
-                let mut k = head[(x - first_node) as usize];
+                let mut k = head[(x - least) as usize];
                 while k != NONE {
                     out.push(arena[k as usize].0);
                     k = arena[k as usize].1;
@@ -688,6 +689,11 @@ impl Timeline {
             dirty_old: &dirty_old,
             dirty_new: &dirty_new,
             shifts: Some(shifts),
+            seeds: Some(StepSeeds {
+                least,
+                head: &head,
+                arena: &arena,
+            }),
             span: t - step_of(starts, least),
             quiet: false,
             level0: true,
@@ -1229,6 +1235,7 @@ fn derive_n(
         shift: None,
         dirty_old: &[],
         dirty_new: &[],
+        seeds: None,
         span: 0,
         shifts: None,
         quiet: false,
