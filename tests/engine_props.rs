@@ -983,7 +983,8 @@ fn far_chain(steps: usize, special: usize, late: bool) -> (Arc<Setting>, Struct,
 /// Level 0: `chain`, `Con_start` then `Con_next` (`a1 → a2`, and `a2`'s `b`) and `Con_leaf` (an
 /// `a` and the leaf on its third site) for ever, recording `Con_rec` (an `a`
 /// and its `b`: part of each `Con_next` match). `rec_first`: `Con_rec` is declared first, so a
-/// step's `Con_rec` match comes before the `Con_next` match anchored at the same `b`.
+/// step's `Con_rec` match comes before the `Con_next` match anchored at the same `b`. And `once`:
+/// a `Con_next` match, once (each is one, begun from a match a quiet `chain` may hold).
 fn two_chains(steps: usize, late: usize, rec_first: bool) -> (Arc<Setting>, Struct, Vec<u32>) {
     use ets::ets::PatternBuilder;
     let mut al = Alphabet::new();
@@ -1038,6 +1039,14 @@ fn two_chains(steps: usize, late: usize, rec_first: bool) -> (Arc<Setting>, Stru
         )
         .unwrap();
     st.set_overlaps(chain, vec![rec]).unwrap();
+    st.add_class(
+        "once",
+        0,
+        None,
+        vec![cset("A", vec![next])],
+        ets::ets::Schedule::Step(0),
+    )
+    .unwrap();
     let mut g = Struct::new(al.clone());
     let mut cuts = Vec::new();
     let mut ends = [Some(g.add_primitive(r).unwrap()), None];
@@ -1069,13 +1078,15 @@ fn two_chains(steps: usize, late: usize, rec_first: bool) -> (Arc<Setting>, Stru
 }
 
 #[test]
-fn recorded_matches_of_a_deriving_element_beside_quiet_ones_are_taken() {
+fn beside_quiet_elements_level_0_visits_only_the_matches_marked_and_finds_the_same() {
     // The first chain repeats its steps and goes quiet; the second, begun later, grows at every
     // other step, so it derives each time (it took no step the step before) while the first is
-    // quiet: its `Con_next` match is routed (its context an `a` two steps back), then its
-    // `Con_leaf` match (its context the `a` joined at that turn), and the `Con_rec` match beside it lies inside it once it joins the `b`, taken by catch-up (declared
-    // first: routed before) or by the pass for recorded matches (declared after). Level 0 then
-    // visits only the matches marked for its passes; the timeline, the matches and every step's
+    // quiet. Its `Con_next` match is routed (its context an `a` two steps back), then its
+    // `Con_leaf` match (its context the `a` joined at that turn); the `Con_rec` match beside it
+    // lies inside it once it joins the `b`, taken by catch-up (declared first: routed before) or
+    // by the pass for recorded matches (declared after); and each `Con_next` match, the quiet
+    // chain's images too, begins a `once`. Level 0 visits only the matches marked for its
+    // routing, its starts and its recorded matches; the timeline, the matches and every step's
     // fingerprint are those of matches found.
     for rec_first in [false, true] {
         for late in 6..10 {
@@ -1084,9 +1095,14 @@ fn recorded_matches_of_a_deriving_element_beside_quiet_ones_are_taken() {
             let (images, image_steps) = grow_finding_repeats(&st, &s, &cuts, true);
             let r = images.repeat_counts();
             assert!(r.clean > 0 && r.quiet > 0, "{r:?}");
-            // Each chain holds a `Con_rec` application for each of its steps after the first.
+            // Each chain holds a `Con_rec` application for each of its steps after the first, and
+            // each `Con_next` match begins a `once`.
             let lv = &found.levels()[0];
+            let chain = st.class_id("chain").unwrap();
+            let once = lv.elements().iter().filter(|e| e.class() != chain).count();
+            assert_eq!(once, 15 + (16 - late) / 2, "late {late}");
             let rec = (0..lv.elements().len() as u32)
+                .filter(|&e| lv.element(e).class() == chain)
                 .map(|e| {
                     lv.sets(e)
                         .iter()

@@ -202,6 +202,9 @@ pub(crate) struct ClassTable {
     pub recorders: Vec<SmallVec<[u16; 4]>>,
     /// Per constraint id: the classes that may start with it.
     pub starters: Vec<SmallVec<[u16; 4]>>,
+    /// Per constraint id: its starters as bits, one per class (`None` when the level has more
+    /// classes than bits).
+    pub starter_bits: Option<Vec<u64>>,
     /// Per constraint id: its context part (for the constraints some class of the level uses).
     pub parts: Vec<Option<ContextPart>>,
     /// The constraints some class of the level uses or records, ascending.
@@ -248,11 +251,18 @@ impl ClassTable {
                 "the classes using constraint {c:?}"
             );
         }
+        let starter_bits = (classes.len() <= 64).then(|| {
+            starters
+                .iter()
+                .map(|ks| ks.iter().fold(0u64, |b, &k| b | 1u64 << k))
+                .collect()
+        });
         ClassTable {
             classes,
             users,
             recorders,
             starters,
+            starter_bits,
             parts,
             constraints,
         }

@@ -402,6 +402,11 @@ pub struct Level {
     route_due: Vec<u64>,
     record_due: Vec<u64>,
     marking: bool,
+    /// Level 0, during a step: the matches of the step (a bit each, from the first) the starts
+    /// must look at. A match a quiet element took as an image, of a constraint that only the
+    /// element's class starts with, is clear: a living element of that class holds it when the
+    /// starts are tried (level 0 ends none before), so it starts nothing ([`Level::take_images`]).
+    start_due: Vec<u64>,
     /// Level n ≥ 1, while an element begun from a start is derived (most are floods through a
     /// region, and ask at every join whether they hold a node): that element, and per node,
     /// whether it holds it (`flood_mark[x] == flood_gen`). `NONE` outside such a derivation.
@@ -462,6 +467,7 @@ impl Level {
             route_due: Vec::new(),
             record_due: Vec::new(),
             marking: false,
+            start_due: Vec::new(),
             flood: NONE,
             flood_gen: 0,
             flood_mark: Vec::new(),
@@ -1595,13 +1601,19 @@ impl Level {
     /// each new element derived at once; recorded matches; merges.
     pub(crate) fn derive(&mut self, cx: &mut StepCtx, ended_nodes: &[NodeId]) {
         self.memo.begin_step(cx.t, cx.journal.is_some());
+        let end = self.store.len() as MatchId;
         if cx.level0 {
             self.loud.clear();
             self.loud.resize(cx.dirty_new.len(), 0);
+            let n = (end - cx.first_new) as usize;
+            self.start_due.clear();
+            self.start_due.resize(n.div_ceil(64), u64::MAX);
+            if !n.is_multiple_of(64) {
+                self.start_due[n / 64] = (1 << (n % 64)) - 1;
+            }
         }
         self.quiet_steps(cx);
         let n_old = self.elems.len() as ElementId;
-        let end = self.store.len() as MatchId;
         // Level 0 with quiet elements: the passes below visit only the matches marked for them.
         self.marking = cx.level0 && cx.seeds.is_some() && !self.quiet_list.is_empty();
         if self.marking {
@@ -1637,7 +1649,15 @@ impl Level {
         }
         // 2. Starts.
         let mut starts: Vec<(NodeId, u8, u32, MatchId, u16)> = Vec::new();
-        for m in cx.first_new..end {
+        let first = cx.first_new as usize;
+        let mut from = first;
+        while let Some(at) = if cx.level0 {
+            next_set(&self.start_due, from - first).map(|i| i + first)
+        } else {
+            Some(from).filter(|&a| a < end as usize)
+        } {
+            from = at + 1;
+            let m = at as MatchId;
             let c = self.store.constraint(m);
             for &k in &self.table.starters[c.0 as usize] {
                 // Level 0: a match a living element of the class holds now is held still when
@@ -2122,8 +2142,16 @@ impl Level {
                 el.runs.push((t, IMAGE | el.nodes.len() as u32));
             }
         }
+        // (Bits only while the level has no more classes than bits.)
+        let cls = self.elems[e as usize].cls as u32;
         for &Image { m, original, .. } in imgs {
             debug_assert!(m >= cx.first_new);
+            if let Some(sb) = &self.table.starter_bits
+                && sb[self.store.constraint(m).0 as usize] & !(1u64 << cls) == 0
+            {
+                let i = (m - cx.first_new) as usize;
+                self.start_due[i / 64] &= !(1 << (i % 64));
+            }
             debug_assert!(self.store.nodes(m).all(|x| x >= cx.first_node || self.holds(e, x)));
             self.store.add_holder_like(m, e, original);
             // (The same holder word is the same holders.)
