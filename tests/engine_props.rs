@@ -1091,16 +1091,14 @@ fn beside_quiet_elements_level_0_visits_only_the_matches_marked_and_finds_the_sa
     for rec_first in [false, true] {
         for late in 6..10 {
             let (st, s, cuts) = two_chains(16, late, rec_first);
-            let (found, found_steps) = grow_finding_repeats(&st, &s, &cuts, false);
-            let (images, image_steps) = grow_finding_repeats(&st, &s, &cuts, true);
-            let r = images.repeat_counts();
-            assert!(r.clean > 0 && r.quiet > 0, "{r:?}");
+            let case = format!("late {late}, rec_first {rec_first}");
+            let found = images_make_the_timeline_of_matches_found(&st, &s, &cuts, &case);
             // Each chain holds a `Con_rec` application for each of its steps after the first, and
             // each `Con_next` match begins a `once`.
             let lv = &found.levels()[0];
             let chain = st.class_id("chain").unwrap();
             let once = lv.elements().iter().filter(|e| e.class() != chain).count();
-            assert_eq!(once, 15 + (16 - late) / 2, "late {late}");
+            assert_eq!(once, 15 + (16 - late) / 2, "{case}");
             let rec = (0..lv.elements().len() as u32)
                 .filter(|&e| lv.element(e).class() == chain)
                 .map(|e| {
@@ -1110,18 +1108,7 @@ fn beside_quiet_elements_level_0_visits_only_the_matches_marked_and_finds_the_sa
                         .count()
                 })
                 .collect::<Vec<_>>();
-            assert_eq!(
-                rec,
-                [15, (16 - late) / 2],
-                "recorded applications per chain, late {late}"
-            );
-            assert_eq!(
-                fingerprint(&found),
-                fingerprint(&images),
-                "late {late}, rec_first {rec_first}"
-            );
-            assert_eq!(matches(&found), matches(&images));
-            assert_eq!(found_steps, image_steps);
+            assert_eq!(rec, [15, (16 - late) / 2], "recorded applications per chain, {case}");
         }
     }
 }
@@ -1152,12 +1139,20 @@ fn a_match_that_is_not_an_image_holding_an_earlier_primitive_of_a_quiet_element_
 fn far_chain_takes_the_matches_it_finds(late: bool) {
     for special in 8..12 {
         let (st, s, cuts) = far_chain(12, special, late);
-        let (found, found_steps) = grow_finding_repeats(&st, &s, &cuts, false);
-        let (images, image_steps) = grow_finding_repeats(&st, &s, &cuts, true);
-        let r = images.repeat_counts();
-        assert!(r.clean > 0 && r.quiet > 0, "{r:?}");
-        assert_eq!(fingerprint(&found), fingerprint(&images), "special step {special}");
-        assert_eq!(matches(&found), matches(&images));
-        assert_eq!(found_steps, image_steps);
+        images_make_the_timeline_of_matches_found(&st, &s, &cuts, &format!("special step {special}"));
     }
+}
+
+/// `s` cut before each primitive of `cuts`, grown with level 0 taking images (some primitives
+/// clean, some element steps quiet) and with it finding every match: the same timeline, matches
+/// and fingerprint at every step. Returns the second.
+fn images_make_the_timeline_of_matches_found(st: &Arc<Setting>, s: &Struct, cuts: &[u32], case: &str) -> Timeline {
+    let (found, found_steps) = grow_finding_repeats(st, s, cuts, false);
+    let (images, image_steps) = grow_finding_repeats(st, s, cuts, true);
+    let r = images.repeat_counts();
+    assert!(r.clean > 0 && r.quiet > 0, "{case}: {r:?}");
+    assert_eq!(fingerprint(&found), fingerprint(&images), "{case}");
+    assert_eq!(matches(&found), matches(&images), "{case}");
+    assert_eq!(found_steps, image_steps, "{case}");
+    found
 }
