@@ -2565,11 +2565,24 @@ pub(crate) fn truncate_elements(level: &mut Level, n: usize) {
 
 #[cfg(test)]
 mod tests {
-    use super::sort_ids;
+    use super::{next_set, sort_ids};
     use crate::ets::ids::ElementId;
     use proptest::prelude::*;
 
     proptest! {
+        /// The first bit set at or after a place, as a scan bit by bit finds it.
+        #[test]
+        fn next_set_finds_the_first_bit_set_from_a_place(
+            bits in prop::collection::vec(prop::num::u64::ANY, 0..5),
+            sparse in prop::bool::ANY,
+            from in 0usize..400,
+        ) {
+            // (Sparse words leave runs of empty ones to pass over.)
+            let bits: Vec<u64> = bits.into_iter().map(|w| if sparse { w & w.rotate_left(17) & w.rotate_left(41) } else { w }).collect();
+            let want = (from..bits.len() * 64).find(|&i| bits[i / 64] >> (i % 64) & 1 == 1);
+            prop_assert_eq!(next_set(&bits, from), want);
+        }
+
         /// Through the bits or not, the ids come out as a comparison sort leaves them.
         #[test]
         fn sort_ids_sorts_and_drops_repeats_as_a_comparison_sort(
