@@ -645,17 +645,16 @@ impl Timeline {
         }
         let by_anchor = &anchors;
         let reach = if self.connected0 { self.reach0 } else { usize::MAX };
+        let seeds = StepSeeds {
+            least,
+            head: &head,
+            arena: &arena,
+        };
         let around = |x: NodeId, out: &mut Vec<MatchId>| {
             if x >= first_node {
-                let mut k = head[(x - least) as usize];
-                while k != NONE {
-                    out.push(arena[k as usize].0);
-                    k = arena[k as usize].1;
-                }
+                seeds.each(x, |m| out.push(m));
             } else {
                 matches_near(strukt, by_anchor, reach, x, out);
-                // Keep those that hold x.
-                let _ = x;
             }
         };
         let open = |x: NodeId| strukt.has_open_terminal(x);
@@ -689,11 +688,7 @@ impl Timeline {
             dirty_old: &dirty_old,
             dirty_new: &dirty_new,
             shifts: Some(shifts),
-            seeds: Some(StepSeeds {
-                least,
-                head: &head,
-                arena: &arena,
-            }),
+            seeds: Some(seeds),
             span: t - step_of(starts, least),
             quiet: false,
             level0: true,
