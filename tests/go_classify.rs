@@ -991,6 +991,87 @@ fn matches_taken_as_images_make_the_timeline_of_matches_found() {
     }
 }
 
+/// At full attention a position is perceived as a copy of the step before with the changed
+/// vertices' colours changed (`Sensor::copy_steps`, `Struct::append_copy`): the struct, what the
+/// sensor says of each primitive and the timeline are those of perceiving every vertex again, with
+/// one layer or two, through the second thread, and with positions taken back and played again.
+#[test]
+fn positions_copied_make_the_struct_and_timeline_of_positions_perceived() {
+    for path in &five_sample_games() {
+        let r = game(path);
+        let (first, last) = (&r.positions[0], last_moves(&r));
+        for layers in [1, 2] {
+            let o = RecordOptions {
+                attention: Attention::Full,
+                layers,
+            };
+            let new = |copy: bool| {
+                let mut g = GoTimeline::new(setting().clone(), (first.cols(), first.rows()), o, Some(2)).unwrap();
+                g.copy_steps(copy);
+                g
+            };
+            let (mut perceived, mut copied) = (new(false), new(true));
+            for (b, m) in r.positions.iter().zip(&last) {
+                perceived.push(b, *m).unwrap();
+            }
+            if layers == 1 {
+                // the last five perceived again after copies (from the sensor's half-lines)
+                let k = r.positions.len().saturating_sub(5);
+                copied.push_all(&r.positions[..k], &last[..k]).unwrap();
+                copied.copy_steps(false);
+                for (b, m) in r.positions[k..].iter().zip(&last[k..]) {
+                    copied.push(b, *m).unwrap();
+                }
+            } else {
+                // with a journal: the last ten positions taken back and played again
+                copied.keep_journal(true);
+                for (b, m) in r.positions.iter().zip(&last) {
+                    copied.push(b, *m).unwrap();
+                }
+                let k = r.positions.len().saturating_sub(10).max(1);
+                for i in (k..r.positions.len()).rev() {
+                    copied.undo(Some(&r.positions[i - 1])).unwrap();
+                }
+                for (b, m) in r.positions[k..].iter().zip(&last[k..]) {
+                    copied.push(b, *m).unwrap();
+                }
+            }
+            // Every position after the second is a copy (passes add no step).
+            let moved = r.positions.windows(2).filter(|w| w[0] != w[1]).count() as u32;
+            let retaken = if layers == 1 { 0 } else { 10.min(moved) };
+            let moved = if layers == 1 { moved.saturating_sub(5) } else { moved };
+            assert_eq!(perceived.sensor().copied_steps(), 0);
+            assert!(
+                copied.sensor().copied_steps() + 1 >= moved + retaken,
+                "{}: {} of {} positions copied",
+                path.display(),
+                copied.sensor().copied_steps(),
+                moved
+            );
+            let (a, b) = (perceived.timeline().strukt(), copied.timeline().strukt());
+            assert_eq!(a.len(), b.len(), "{}", path.display());
+            assert_eq!(a.process_count(), b.process_count());
+            assert!(
+                a.nodes().all(|n| a.primitive(n) == b.primitive(n)),
+                "{}: kinds differ",
+                path.display()
+            );
+            assert!(a.processes().eq(b.processes()), "{}: processes differ", path.display());
+            let open = |s: &ets::ets::Struct| s.open_terminals();
+            assert_eq!(open(a), open(b), "{}: open sites differ", path.display());
+            assert_eq!(perceived.sensor().place, copied.sensor().place);
+            assert_eq!(perceived.sensor().layer.to_vec(), copied.sensor().layer.to_vec());
+            assert_eq!(perceived.sensor().position.to_vec(), copied.sensor().position.to_vec());
+            let json = |g: &GoTimeline| serde_json::to_string(&g.timeline_json(true)).unwrap();
+            assert!(
+                json(&perceived) == json(&copied),
+                "{}, {layers} layers: the timelines differ",
+                path.display()
+            );
+        }
+    }
+}
+
 /// Three 19x19 sample games and two 9x9 ones (the routes compared on whole games).
 fn five_sample_games() -> Vec<PathBuf> {
     sample("tom-9d")

@@ -113,6 +113,18 @@ pub enum StructError {
         /// Kind on the right.
         right: String,
     },
+    /// A copy's kinds ([`crate::ets::structs::Struct::append_copy`]) not sorted by offset, or
+    /// at an offset beyond the nodes copied.
+    #[error("the kinds of a copy are not sorted by offset within the nodes copied")]
+    CopyKinds,
+    /// A copy's node of a kind whose sites are not those of its original's.
+    #[error("a copy of a `{from}` cannot be a `{to}`: their sites differ")]
+    CopyKindSites {
+        /// The original's kind.
+        from: String,
+        /// The copy's kind.
+        to: String,
+    },
     /// Two structs are over different alphabets.
     #[error("the structs are over different alphabets")]
     AlphabetMismatch,

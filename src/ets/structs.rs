@@ -473,6 +473,209 @@ impl Struct {
         self.connect_checked(from, from_site, to, to_site)
     }
 
+    /// Appends a copy of the nodes `src`, each fed as its original is, one translation on: where
+    /// initial site `s` of original `p` is fed from terminal site `ts` of `x`, site `s` of the copy
+    /// of `p` is fed from site `ts` of `x + shift`, `shift` being how far the copy lies from `src`
+    /// (the struct's length before the call, less `src.start`). So a process between two nodes of
+    /// `src` joins their copies, and one from an earlier node `x` fills site `ts` of `x + shift`,
+    /// after which `fed(self, x + shift, ts)` is called (node by node, site by site: the order in
+    /// which [`Struct::add_primitive`] and [`Struct::connect`] would make the same copy). The copy
+    /// of `src.start + k` is of its original's kind, or of `kind` where `(k, kind)` is in
+    /// `kinds` (sorted by `k`), which must have the same sites, each of the same primal class.
+    /// What a struct observed again one step on looks like when little changed (§3.3.2: the
+    /// processes of the same events, later); returns the copy's first node.
+    ///
+    /// Fails, leaving the struct unchanged, when `src` is not a range of nodes, a kind does not
+    /// exist or has other sites than its original, or a process cannot be made (its terminal site
+    /// missing, of another class, already feeding a process or closed).
+    pub fn append_copy(
+        &mut self,
+        src: std::ops::Range<NodeId>,
+        kinds: &[(u32, PrimitiveKind)],
+        mut fed: impl FnMut(&Struct, NodeId, usize),
+    ) -> Result<NodeId, StructError> {
+        let n0 = self.len() as NodeId;
+        if src.end > n0 || src.start > src.end {
+            return Err(StructError::UnknownNode(src.end.max(src.start)));
+        }
+        let count = (src.end - src.start) as usize;
+        if self.len() + count >= NodeId::MAX as usize - 1 {
+            return Err(StructError::UnknownNode(NodeId::MAX));
+        }
+        let shift = n0 - src.start;
+        // The copy's kinds, checked; then its processes from earlier nodes (their terminal
+        // sites), before anything is written.
+        let mut copy_kinds: Vec<u16> = self.kinds[src.start as usize..src.end as usize].to_vec();
+        let mut last = None;
+        for &(k, kind) in kinds {
+            if k as usize >= count || last.is_some_and(|l| l >= k) {
+                return Err(StructError::CopyKinds);
+            }
+            last = Some(k);
+            let old = copy_kinds[k as usize] as usize;
+            let new = kind.0 as usize;
+            if new >= self.shape.len() {
+                return Err(StructError::UnknownKind(kind.0));
+            }
+            if self.shape[new] != self.shape[old] || self.site_class[new] != self.site_class[old] {
+                return Err(StructError::CopyKindSites {
+                    from: self.alphabet.primitive(PrimitiveKind(old as u32)).name.clone(),
+                    to: self.alphabet.primitive(kind).name.clone(),
+                });
+            }
+            copy_kinds[k as usize] = new as u16;
+        }
+        let (slot_from, slot_to) = (
+            self.first_slot[src.start as usize] as usize,
+            self.first_slot[src.end as usize] as usize,
+        );
+        if self.slot_node.len() + (slot_to - slot_from) > u32::MAX as usize {
+            return Err(StructError::UnknownNode(NodeId::MAX));
+        }
+        let mut far = false;
+        for (k, &kind) in copy_kinds.iter().enumerate() {
+            let p = src.start + k as NodeId;
+            let (ni, _) = self.shape[kind as usize];
+            let pb = self.first_slot[p as usize] as usize;
+            for s in 0..ni as usize {
+                let d = self.slot_node.delta[pb + s];
+                far |= d == D_FAR;
+                let x = self.slot_node.get(pb + s, p);
+                if x >= CLOSED || x >= src.start {
+                    continue;
+                }
+                let (xs, ts) = (x + shift, self.slot_site[pb + s] as usize);
+                let kx = self.kinds[xs as usize] as usize;
+                let (nix, ntx) = self.shape[kx];
+                let ok = ts < ntx as usize
+                    && (self.one_class || self.site_class[kx][nix as usize + ts] == self.site_class[kind as usize][s])
+                    && self
+                        .slot_node
+                        .is_free(self.first_slot[xs as usize] as usize + nix as usize + ts);
+                if !ok {
+                    self.check_feed(xs, ts, PrimitiveKind(kind as u32), s)?;
+                    unreachable!("check_feed names what fails");
+                }
+            }
+            far |= self.slot_node.delta[pb + ni as usize..self.first_slot[p as usize + 1] as usize].contains(&D_FAR);
+        }
+        let plain = self.dense && self.next_id == n0 as u64 && self.rank.is_empty() && self.by_kind.get().is_none();
+        if plain && !far {
+            // Slots copied as they are: a partner's offset is the same one translation on. A
+            // terminal site feeding a node beyond `src` is free in the copy, and a process from an
+            // earlier node is written into that node's terminal site too.
+            let slot_shift = self.slot_node.len() - slot_from;
+            grow(&mut self.kinds, count);
+            grow(&mut self.first_slot, count);
+            grow(&mut self.slot_node.delta, slot_to - slot_from);
+            grow(&mut self.slot_site, slot_to - slot_from);
+            self.kinds.extend_from_slice(&copy_kinds);
+            for k in 0..count {
+                let next = self.first_slot[src.start as usize + k + 1] as usize + slot_shift;
+                self.first_slot.push(next as u32);
+            }
+            self.slot_node.delta.extend_from_within(slot_from..slot_to);
+            self.slot_site.extend_from_within(slot_from..slot_to);
+            self.next_id = (n0 as usize + count) as u64;
+            for (k, &kind) in copy_kinds.iter().enumerate() {
+                let n = n0 + k as NodeId;
+                let (ni, nt) = self.shape[kind as usize];
+                let nb = self.first_slot[n as usize] as usize;
+                for s in 0..ni as usize {
+                    let x = self.slot_node.get(nb + s, n);
+                    if x >= CLOSED {
+                        continue;
+                    }
+                    self.processes += 1;
+                    if x >= n0 {
+                        continue;
+                    }
+                    // From an earlier node: fill its terminal site.
+                    let ts = self.slot_site[nb + s] as usize;
+                    let a = self.first_slot[x as usize] as usize
+                        + self.shape[self.kinds[x as usize] as usize].0 as usize
+                        + ts;
+                    self.slot_node.set_free(a, x, n);
+                    self.slot_site[a] = s as u8;
+                    fed(self, x, ts);
+                }
+                for t in nb + ni as usize..nb + (ni + nt) as usize {
+                    let m = self.slot_node.get(t, n);
+                    if m < CLOSED && m >= src.end + shift || m == CLOSED {
+                        self.slot_node.delta[t] = D_FREE;
+                        self.slot_site[t] = 0;
+                    }
+                }
+            }
+            return Ok(n0);
+        }
+        for (k, &kind) in copy_kinds.iter().enumerate() {
+            let p = src.start + k as NodeId;
+            let n = self.add_primitive(PrimitiveKind(kind as u32))?;
+            debug_assert_eq!(n, p + shift);
+            let (ni, _) = self.shape[kind as usize];
+            let (pb, nb) = (
+                self.first_slot[p as usize] as usize,
+                self.first_slot[n as usize] as usize,
+            );
+            for s in 0..ni as usize {
+                let x = self.slot_node.get(pb + s, p);
+                if x >= CLOSED {
+                    continue;
+                }
+                let ts = self.slot_site[pb + s] as usize;
+                let xs = x + shift;
+                let a = self.first_slot[xs as usize] as usize
+                    + self.shape[self.kinds[xs as usize] as usize].0 as usize
+                    + ts;
+                self.slot_node.set_free(a, xs, n);
+                self.slot_site[a] = s as u8;
+                self.slot_node.set_free(nb + s, n, xs);
+                self.slot_site[nb + s] = ts as u8;
+                self.processes += 1;
+                if x < src.start {
+                    fed(self, xs, ts);
+                }
+            }
+        }
+        Ok(n0)
+    }
+
+    /// Whether terminal site `from_site` of `from` can feed initial site `to_site` of a new
+    /// primitive of kind `to` (the checks of [`Struct::check_connect`] that do not need it).
+    fn check_feed(&self, from: NodeId, from_site: usize, to: PrimitiveKind, to_site: usize) -> Result<(), StructError> {
+        let pf = self.primitive(from);
+        let (af, at) = (self.alphabet.primitive(pf.kind), self.alphabet.primitive(to));
+        let sf = af.terminals.get(from_site).ok_or_else(|| StructError::NoSuchSite {
+            primitive: af.name.clone(),
+            side: "terminal",
+            site: from_site,
+        })?;
+        let st = &at.initials[to_site];
+        if sf.class != st.class {
+            return Err(StructError::SiteTypeMismatch {
+                from: format!("{}.{}", af.name, sf.name),
+                from_class: self.alphabet.primal(sf.class).name.clone(),
+                to: format!("{}.{}", at.name, st.name),
+                to_class: self.alphabet.primal(st.class).name.clone(),
+            });
+        }
+        if self.successor(from, from_site).is_some() {
+            return Err(StructError::SiteOccupied {
+                id: pf.id,
+                side: "terminal",
+                site: sf.name.clone(),
+            });
+        }
+        if !self.terminal_open(from, from_site) {
+            return Err(StructError::SiteClosed {
+                id: pf.id,
+                site: sf.name.clone(),
+            });
+        }
+        Ok(())
+    }
+
     /// [`Struct::connect`] off its common case: checked, and reordering ranks when needed.
     #[cold]
     #[inline(never)]
@@ -1222,7 +1425,138 @@ mod tests {
         assert!(!found.is_empty());
     }
 
+    /// Everything a struct holds that a reader can see: its primitives (kinds and ids), its
+    /// processes, and which terminal sites are open.
+    type Contents = (Vec<ConcretePrimitive>, Vec<(NodeId, Process, NodeId)>, Vec<bool>, usize);
+
+    fn contents(s: &Struct) -> Contents {
+        let prims = s.nodes().map(|n| s.primitive(n)).collect();
+        let open = s
+            .nodes()
+            .flat_map(|n| (0..s.terminal_slots(n).len()).map(move |t| s.terminal_open(n, t)))
+            .collect();
+        (prims, s.processes().collect(), open, s.process_count())
+    }
+
+    #[test]
+    fn a_copy_that_cannot_be_made_leaves_the_struct_as_it_was() {
+        let al = Arc::new(bank::alphabet());
+        let (w, sp) = (kind(&al, "withdraw"), kind(&al, "spend"));
+        let mut s = Struct::new(al.clone());
+        let a = s.add_primitive(w).unwrap();
+        let b = s.add_primitive(sp).unwrap();
+        let money = al.primitive(w).terminal_index("money").unwrap();
+        let into = al.primitive(sp).initial_index("money").unwrap();
+        s.connect(a, money, b, into).unwrap();
+        let before = contents(&s);
+        // beyond the nodes, kinds not sorted or past the copy, a kind of other sites
+        assert_eq!(s.append_copy(1..3, &[], |_, _, _| {}), Err(StructError::UnknownNode(3)));
+        assert_eq!(
+            s.append_copy(0..2, &[(1, sp), (0, w)], |_, _, _| {}),
+            Err(StructError::CopyKinds)
+        );
+        assert_eq!(
+            s.append_copy(0..2, &[(2, w)], |_, _, _| {}),
+            Err(StructError::CopyKinds)
+        );
+        assert!(matches!(
+            s.append_copy(0..2, &[(0, sp)], |_, _, _| {}),
+            Err(StructError::CopyKindSites { .. })
+        ));
+        assert_eq!(contents(&s), before);
+        // `b` alone, one on: fed from `a + 1`, which is `b` (no such terminal site) — refused too
+        let r = s.append_copy(1..2, &[], |_, _, _| {});
+        assert!(r.is_err(), "{r:?}");
+        assert_eq!(contents(&s), before);
+        // the pair again: a copy of each, the copy of `b` fed by the copy of `a`
+        let mut fed = Vec::new();
+        assert_eq!(s.append_copy(0..2, &[], |_, x, t| fed.push((x, t))), Ok(2));
+        assert_eq!(s.predecessor(3, into), Some((2, money)));
+        assert_eq!(s.process_count(), 2);
+        assert!(fed.is_empty());
+    }
+
     proptest::proptest! {
+        /// A copy (`append_copy`) is the struct that adding each primitive and joining each of
+        /// its processes one by one makes, in the order the copy reports its processes from
+        /// earlier nodes; when that order fails somewhere, the copy fails and changes nothing.
+        #[test]
+        #[cfg_attr(miri, ignore = "hundreds of random structs")]
+        fn a_copy_is_the_struct_made_one_primitive_and_process_at_a_time(
+            kinds in proptest::collection::vec(0usize..16, 2..40),
+            joins in proptest::collection::vec((0usize..40, 1usize..6, 0usize..4, 0usize..4), 0..80),
+            closes in proptest::collection::vec((0usize..40, 0usize..4), 0..6),
+            range in (0usize..40, 0usize..40),
+            changes in proptest::collection::vec((0u32..40, 0usize..16), 0..4),
+            sparse in proptest::bool::ANY,
+        ) {
+            let al = Arc::new(bank::alphabet());
+            let mut s = Struct::new(al.clone());
+            for (i, k) in kinds.iter().enumerate() {
+                let kind = PrimitiveKind((k % al.len()) as u32);
+                // ids off their node indices: the copy's path for a struct of any ids
+                if sparse && i == 0 {
+                    s.add_primitive_with_id(kind, 1000).unwrap();
+                } else {
+                    s.add_primitive(kind).unwrap();
+                }
+            }
+            for &(to, back, fs, ts) in &joins {
+                let to = (to % kinds.len()) as NodeId;
+                if let Some(from) = to.checked_sub(back as NodeId) {
+                    let _ = s.connect(from, fs, to, ts);
+                }
+            }
+            for &(n, t) in &closes {
+                let _ = s.close_terminal((n % kinds.len()) as NodeId, t);
+            }
+            let (a, b) = (range.0 % kinds.len(), range.1 % kinds.len());
+            let src = a.min(b) as NodeId..(a.max(b) + 1) as NodeId;
+            let mut changes: Vec<(u32, PrimitiveKind)> = changes
+                .iter()
+                .map(|&(o, k)| (o % (src.end - src.start), PrimitiveKind((k % al.len()) as u32)))
+                .collect();
+            changes.sort_by_key(|c| c.0);
+            changes.dedup_by_key(|c| c.0);
+            let before = contents(&s);
+            let (mut copy, mut fed) = (s.clone(), Vec::new());
+            let got = copy.append_copy(src.clone(), &changes, |_, x, t| fed.push((x, t)));
+            let sites = |k: PrimitiveKind| (s.shape[k.0 as usize], s.site_class[k.0 as usize].clone());
+            if changes.iter().any(|&(o, k)| sites(k) != sites(s.kind_of(src.start + o))) {
+                proptest::prop_assert!(matches!(got, Err(StructError::CopyKindSites { .. })), "{:?}", got);
+                proptest::prop_assert_eq!(contents(&copy), before);
+                return Ok(());
+            }
+            // One by one.
+            let (mut one, mut joined, mut ok) = (s.clone(), Vec::new(), true);
+            let shift = s.len() as NodeId - src.start;
+            'nodes: for p in src.clone() {
+                let k = changes.iter().find(|c| c.0 == p - src.start).map_or(s.kind_of(p), |c| c.1);
+                let n = one.add_primitive(k).unwrap();
+                let mut site = 0;
+                while let Some(f) = s.predecessor_or_free(p, site) {
+                    if let Some((x, t)) = f {
+                        if one.connect(x + shift, t, n, site).is_err() {
+                            ok = false;
+                            break 'nodes;
+                        }
+                        if x < src.start {
+                            joined.push((x + shift, t));
+                        }
+                    }
+                    site += 1;
+                }
+            }
+            if ok {
+                proptest::prop_assert_eq!(got, Ok(s.len() as NodeId));
+                proptest::prop_assert_eq!(contents(&copy), contents(&one));
+                proptest::prop_assert_eq!(fed, joined);
+            } else {
+                proptest::prop_assert!(got.is_err());
+                proptest::prop_assert_eq!(contents(&copy), before);
+            }
+        }
+
         /// `fed_alike` says what comparing the two nodes' initial sites one by one says: same
         /// kind, each site free in both or fed from as many nodes back through the same terminal
         /// site, every node feeding the earlier one at `from` or later; and then names the least

@@ -210,6 +210,12 @@ impl GoTimeline {
     pub fn find_repeats(&mut self, on: bool) {
         self.timeline.find_repeats(on);
     }
+    /// Whether a position at full attention is perceived as a copy of the step before, its
+    /// changed vertices' colours changed ([`Sensor::copy_steps`]; on by default, the struct and
+    /// the classification the same either way).
+    pub fn copy_steps(&mut self, on: bool) {
+        self.sensor.copy_steps(on);
+    }
     /// Perceives the next position (`board`, reached by `last_move`) as one step; returns the
     /// levels, whose deltas say what the step changed.
     pub fn push(&mut self, board: &Board, last_move: Option<Point>) -> Result<&[Level], ClassifyError> {

@@ -21,6 +21,8 @@
 //! paragraph). A process nobody will consume is absorbed by a `pi7`; a site nobody feeds is fed by
 //! a `pi6`. Attention policies: [`Attention::Full`], [`Attention::Focus`], [`Attention::Sweep`].
 
+use smallvec::SmallVec;
+use std::ops::Range;
 use std::sync::Arc;
 
 use crate::ets::timeline::{Pipelined, Steps, Timeline, TimelineError};
@@ -203,6 +205,10 @@ pub trait Grow {
     fn add(&mut self, kind: PrimitiveKind) -> Result<NodeId, TimelineError>;
     /// Joins a terminal site of an earlier primitive to an initial site of a later one.
     fn connect(&mut self, from: NodeId, from_site: usize, to: NodeId, to_site: usize) -> Result<(), TimelineError>;
+    /// Adds a copy of the earlier primitives `src`, fed as they are one translation on, of their
+    /// kinds but where `kinds` (offset, kind) says otherwise ([`Struct::append_copy`]); returns
+    /// the copy's first node.
+    fn add_copy(&mut self, src: Range<NodeId>, kinds: &[(u32, PrimitiveKind)]) -> Result<NodeId, TimelineError>;
 }
 
 impl Grow for Timeline {
@@ -211,6 +217,9 @@ impl Grow for Timeline {
     }
     fn connect(&mut self, from: NodeId, from_site: usize, to: NodeId, to_site: usize) -> Result<(), TimelineError> {
         Timeline::connect(self, from, from_site, to, to_site)
+    }
+    fn add_copy(&mut self, src: Range<NodeId>, kinds: &[(u32, PrimitiveKind)]) -> Result<NodeId, TimelineError> {
+        Timeline::add_copy(self, src, kinds)
     }
 }
 
@@ -221,6 +230,9 @@ impl Grow for Pipelined<'_> {
     fn connect(&mut self, from: NodeId, from_site: usize, to: NodeId, to_site: usize) -> Result<(), TimelineError> {
         Steps::connect(self, from, from_site, to, to_site)
     }
+    fn add_copy(&mut self, src: Range<NodeId>, kinds: &[(u32, PrimitiveKind)]) -> Result<NodeId, TimelineError> {
+        Steps::add_copy(self, src, kinds)
+    }
 }
 
 impl Grow for Struct {
@@ -229,6 +241,9 @@ impl Grow for Struct {
     }
     fn connect(&mut self, from: NodeId, from_site: usize, to: NodeId, to_site: usize) -> Result<(), TimelineError> {
         Ok(Struct::connect(self, from, from_site, to, to_site)?)
+    }
+    fn add_copy(&mut self, src: Range<NodeId>, kinds: &[(u32, PrimitiveKind)]) -> Result<NodeId, TimelineError> {
+        Ok(self.append_copy(src, kinds, |_, _, _| {})?)
     }
 }
 
@@ -243,6 +258,23 @@ struct SensorLog {
     nodes: usize,
     sub: u32,
     focus: Option<Point>,
+    copyable: Option<Copyable>,
+}
+
+/// A step the next one can copy ([`Struct::append_copy`]): one perceived at full attention with
+/// every process from the step before (no attention began or ended in it), so that the next
+/// step at full attention makes the same primitives and processes, one translation on, and only
+/// the colour primitives of the vertices whose colour changed differ (in kind).
+#[derive(Debug, Clone)]
+struct Copyable {
+    /// Its primitives.
+    nodes: Range<NodeId>,
+    /// Its first sublayer.
+    sub: u32,
+    /// Per vertex (row by row): the offsets of its colour primitives in the step, one a layer.
+    colours: Arc<Vec<SmallVec<[u32; 1]>>>,
+    /// Per vertex: the kind of its colour primitives.
+    kinds: Vec<PrimitiveKind>,
 }
 
 /// The player's awareness as it grows, position after position (§4.3–4.4): turns each position
@@ -280,6 +312,12 @@ pub struct Sensor {
     positions: u32,
     log: Option<Vec<SensorLog>>,
     cur: SensorLog,
+    /// Whether a step at full attention copies the step before when it can (on by default).
+    copy: bool,
+    /// The last step, when the next one at full attention can copy it.
+    copyable: Option<Copyable>,
+    /// Positions perceived as a copy of the step before.
+    copies: u32,
 }
 
 /// A value per primitive, kept as runs of equal values (a sublayer, a position: each the same
@@ -323,6 +361,35 @@ impl Runs {
             out.extend(std::iter::repeat_n(v, (to - from) as usize));
         }
         out
+    }
+    /// Appends `n` primitives of value `v`.
+    fn push_n(&mut self, v: u32, n: usize) {
+        if n == 0 {
+            return;
+        }
+        if self.runs.last().is_none_or(|r| r.1 != v) {
+            self.runs.push((self.len, v));
+        }
+        self.len += n as u32;
+    }
+    /// Appends the values of the earlier primitives `from`, each plus `add`.
+    fn extend_from_within(&mut self, from: Range<usize>, add: u32) {
+        if from.is_empty() {
+            return;
+        }
+        let first = self.runs.partition_point(|r| r.0 as usize <= from.start) - 1;
+        let mut pieces: SmallVec<[(u32, usize); 8]> = SmallVec::new();
+        for k in first..self.runs.len() {
+            let (start, v) = self.runs[k];
+            if start as usize >= from.end {
+                break;
+            }
+            let end = self.runs.get(k + 1).map_or(self.len as usize, |r| r.0 as usize);
+            pieces.push((v + add, end.min(from.end) - (start as usize).max(from.start)));
+        }
+        for (v, n) in pieces {
+            self.push_n(v, n);
+        }
     }
     fn truncate(&mut self, n: usize) {
         if n < self.len as usize {
@@ -382,6 +449,19 @@ impl Sensor {
             positions: 0,
             log: None,
             cur: SensorLog::default(),
+            copy: true,
+            copyable: None,
+            copies: 0,
+        }
+    }
+    /// Whether a position at full attention copies the step before when it can
+    /// ([`Struct::append_copy`], the primitives of the vertices whose colour changed of their
+    /// new colour) rather than perceiving every vertex again: on by default, the struct the same
+    /// either way.
+    pub fn copy_steps(&mut self, on: bool) {
+        self.copy = on;
+        if !on {
+            self.copyable = None;
         }
     }
     /// Keeps what each position changed, so that [`Sensor::undo`] can take it back.
@@ -395,6 +475,11 @@ impl Sensor {
     /// Number of positions perceived.
     pub fn positions(&self) -> u32 {
         self.positions
+    }
+    /// How many positions were perceived as a copy of the step before ([`Sensor::copy_steps`]),
+    /// taken back ones included.
+    pub fn copied_steps(&self) -> u32 {
+        self.copies
     }
     /// Board size.
     pub fn size(&self) -> (u8, u8) {
@@ -457,6 +542,11 @@ impl Sensor {
             nodes: self.place.len(),
             sub: self.sub,
             focus: self.focus,
+            copyable: if self.log.is_some() {
+                self.copyable.clone()
+            } else {
+                None
+            },
             ..SensorLog::default()
         };
         self.positions += 1;
@@ -473,11 +563,24 @@ impl Sensor {
         let layers = self.opts.layers.max(1);
         match self.opts.attention {
             Attention::Full => {
-                for _ in 0..layers {
-                    self.layer(g, board, &all, pos)?;
+                let copy = self
+                    .copyable
+                    .take()
+                    .filter(|c| c.nodes.end as usize == self.place.len());
+                if let Some(c) = copy {
+                    self.copy_step(g, board, pos, c)?;
+                } else {
+                    let (from, sub) = (self.place.len(), self.sub);
+                    for _ in 0..layers {
+                        self.layer(g, board, &all, pos)?;
+                    }
+                    if self.copy {
+                        self.copyable = self.copyable_since(board, from, sub);
+                    }
                 }
             }
             Attention::Focus { radius, cap } => {
+                self.copyable = None;
                 let mask = if pos == 0 {
                     // The player's first look takes in the whole board.
                     all
@@ -496,6 +599,7 @@ impl Sensor {
                 }
             }
             Attention::Sweep { width } => {
+                self.copyable = None;
                 let w = (width as usize).clamp(1, cols);
                 for start in 0..=(cols - w) {
                     let mut mask = vec![false; cols * rows];
@@ -536,8 +640,75 @@ impl Sensor {
         self.position.truncate(l.nodes);
         self.sub = l.sub;
         self.focus = l.focus;
+        self.copyable = l.copyable;
         self.positions -= 1;
         true
+    }
+
+    /// The step perceived from primitive `from` and sublayer `sub` on, when the next step at full
+    /// attention can copy it: no attention began or ended in it, each vertex has one colour
+    /// primitive a layer, and every open half-line comes from it.
+    fn copyable_since(&self, board: &Board, from: usize, sub: u32) -> Option<Copyable> {
+        let to = self.place.len();
+        let layers = (self.sub - sub) / 2;
+        if to == from || layers == 0 {
+            return None;
+        }
+        let mut colours: Vec<SmallVec<[u32; 1]>> = vec![SmallVec::new(); self.cols * self.rows];
+        for (o, place) in self.place[from..].iter().enumerate() {
+            match *place {
+                Place::Attention => return None,
+                Place::Vertex(p) => colours[p.row as usize * self.cols + p.col as usize].push(o as u32),
+                _ => {}
+            }
+        }
+        let nodes = from as NodeId..to as NodeId;
+        if colours.iter().any(|c| c.len() != layers as usize)
+            || self.open.iter().flatten().any(|&(n, _)| !nodes.contains(&n))
+        {
+            return None;
+        }
+        let kinds = board.points().map(|p| self.k.colour(board.get(p))).collect();
+        Some(Copyable {
+            nodes,
+            sub,
+            colours: Arc::new(colours),
+            kinds,
+        })
+    }
+
+    /// Perceives position `pos` at full attention as a copy of step `c` (the step before), its
+    /// colour primitives of the vertices whose colour changed of their new colour: the primitives
+    /// and processes [`Sensor::layer`] would make.
+    fn copy_step<G: Grow>(&mut self, g: &mut G, board: &Board, pos: u32, mut c: Copyable) -> Result<(), TimelineError> {
+        let mut kinds: Vec<(u32, PrimitiveKind)> = Vec::new();
+        for (i, p) in board.points().enumerate() {
+            let k = self.k.colour(board.get(p));
+            if k != c.kinds[i] {
+                kinds.extend(c.colours[i].iter().map(|&o| (o, k)));
+                c.kinds[i] = k;
+            }
+        }
+        kinds.sort_unstable();
+        let first = g.add_copy(c.nodes.clone(), &kinds)?;
+        let (from, to) = (c.nodes.start as usize, c.nodes.end as usize);
+        let shift = first - c.nodes.start;
+        self.place.extend_from_within(from..to);
+        let subs = self.sub - c.sub;
+        self.layer.extend_from_within(from..to, subs);
+        self.position.push_n(pos, to - from);
+        for key in 0..self.open.len() {
+            if let Some((n, s)) = self.open[key] {
+                debug_assert!(c.nodes.contains(&n));
+                self.set_open(key, Some((n + shift, s)));
+            }
+        }
+        c.nodes = first..first + (to - from) as NodeId;
+        c.sub = self.sub;
+        self.sub += subs;
+        self.copyable = Some(c);
+        self.copies += 1;
+        Ok(())
     }
 
     /// One refresh layer over the attended vertices `att` (a mask over board points), closed
@@ -697,6 +868,7 @@ impl Sensor {
                 g.connect(m, t as usize, e, 0)?;
             }
         }
+        self.copyable = None;
         Ok(())
     }
 }

@@ -460,6 +460,30 @@ impl Timeline {
         Ok(())
     }
 
+    /// Adds to the current step a copy of the earlier nodes `src`, each fed as its original is,
+    /// one translation on, and of its original's kind but where `kinds` says otherwise
+    /// ([`Struct::append_copy`]: the same primitives and processes as [`Timeline::add`] and
+    /// [`Timeline::connect`] would make one by one). Returns the copy's first node.
+    pub fn add_copy(
+        &mut self,
+        src: std::ops::Range<NodeId>,
+        kinds: &[(u32, PrimitiveKind)],
+    ) -> Result<NodeId, TimelineError> {
+        if !self.open {
+            return Err(TimelineError::NoStep);
+        }
+        let first = self.first_node();
+        let (filled, sealed) = (&mut self.filled, &mut self.sealed);
+        Ok(self.strukt.append_copy(src, kinds, |s, x, site| {
+            if x < first {
+                filled.push((x, site as u16));
+                if !s.has_open_terminal(x) {
+                    sealed.push(x);
+                }
+            }
+        })?)
+    }
+
     /// Closes terminal site `site` of `n`: what it emits ends unobserved.
     pub fn close(&mut self, n: NodeId, site: usize) -> Result<(), TimelineError> {
         if !self.open {

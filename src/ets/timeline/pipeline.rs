@@ -34,6 +34,12 @@ pub trait Steps {
     fn connect(&mut self, from: NodeId, from_site: usize, to: NodeId, to_site: usize) -> Result<(), TimelineError>;
     /// Closes a terminal site ([`Timeline::close`]).
     fn close(&mut self, n: NodeId, site: usize) -> Result<(), TimelineError>;
+    /// Adds a copy of earlier nodes to the current step ([`Timeline::add_copy`]).
+    fn add_copy(
+        &mut self,
+        src: std::ops::Range<NodeId>,
+        kinds: &[(u32, PrimitiveKind)],
+    ) -> Result<NodeId, TimelineError>;
     /// Ends the step: level 0 is up to date when it returns (levels ≥ 1 too, unless pipelined).
     fn end_step(&mut self) -> Result<(), TimelineError>;
     /// Takes the last step back ([`Timeline::undo`]; needs the journal, which a pipeline has not).
@@ -56,6 +62,13 @@ impl Steps for Timeline {
     }
     fn close(&mut self, n: NodeId, site: usize) -> Result<(), TimelineError> {
         Timeline::close(self, n, site)
+    }
+    fn add_copy(
+        &mut self,
+        src: std::ops::Range<NodeId>,
+        kinds: &[(u32, PrimitiveKind)],
+    ) -> Result<NodeId, TimelineError> {
+        Timeline::add_copy(self, src, kinds)
     }
     fn end_step(&mut self) -> Result<(), TimelineError> {
         Timeline::end_step(self).map(|_| ())
@@ -93,6 +106,13 @@ impl Steps for Pipelined<'_> {
     }
     fn close(&mut self, n: NodeId, site: usize) -> Result<(), TimelineError> {
         self.tl.close(n, site)
+    }
+    fn add_copy(
+        &mut self,
+        src: std::ops::Range<NodeId>,
+        kinds: &[(u32, PrimitiveKind)],
+    ) -> Result<NodeId, TimelineError> {
+        self.tl.add_copy(src, kinds)
     }
     fn end_step(&mut self) -> Result<(), TimelineError> {
         let Some(tx) = &self.tx else {
