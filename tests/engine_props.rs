@@ -335,6 +335,29 @@ proptest! {
     }
 
     #[test]
+    fn steps_made_as_copies_make_the_timeline_of_steps_made_one_by_one(
+        people in 0usize..4,
+        accounts in 0usize..4,
+        layer in prop::collection::vec((prop_oneof![4 => 2usize..4, 1 => 0usize..5], prop::collection::vec(any::<u16>(), 3)), 1..8),
+        layers in 2usize..24,
+        flips in prop::collection::vec((any::<u16>(), any::<u16>(), 0usize..5), 0..3),
+    ) {
+        // A step made as a copy of the step before (`Timeline::add_copy`, with the kinds that
+        // differ), wherever it is one, ends with the timeline of the same step made a primitive
+        // and a process at a time; and level 0 finds the same primitives clean in it without
+        // reading their sites.
+        let st = Arc::new(bank::setting());
+        let prefix: Vec<usize> = [0].repeat(people).into_iter().chain([1].repeat(accounts)).collect();
+        let (s, cuts) = layered(st.alphabet(), &prefix, &layer, layers, &flips);
+        let (one, one_steps) = grow_finding_repeats(&st, &s, &cuts, true);
+        let (copied, copied_steps, _) = grow_copying(&st, &s, &cuts);
+        prop_assert_eq!(one.repeat_counts(), copied.repeat_counts());
+        prop_assert_eq!(fingerprint(&one), fingerprint(&copied));
+        prop_assert_eq!(matches(&one), matches(&copied));
+        prop_assert_eq!(one_steps, copied_steps);
+    }
+
+    #[test]
     fn undo_takes_every_step_back(r in recipe(), cuts in prop::collection::vec(any::<u16>(), 1..6)) {
         // Every step taken back leaves the timeline as it was before the step: its elements,
         // matches, and the deltas of the step before.
@@ -534,6 +557,49 @@ fn grow_finding_repeats(st: &Arc<Setting>, s: &Struct, cuts: &[u32], on: bool) -
     (tl, history)
 }
 
+/// As [`grow_finding_repeats`] (finding repeats), each step that is a copy of the whole step
+/// before, one translation on, but for kinds of the same sites, made as one
+/// (`Timeline::add_copy`); also returns how many steps were.
+fn grow_copying(st: &Arc<Setting>, s: &Struct, cuts: &[u32]) -> (Timeline, Vec<String>, usize) {
+    let mut tl = Timeline::new(st.clone(), None);
+    let al = st.alphabet();
+    let sites = |n: u32| {
+        let p = al.primitive(s.kind_of(n));
+        let classes = |v: &[ets::ets::Site]| v.iter().map(|x| x.class).collect::<Vec<_>>();
+        (classes(&p.initials), classes(&p.terminals))
+    };
+    let (mut prev, mut from) = (None::<u32>, 0);
+    let (mut history, mut copies) = (Vec::new(), 0);
+    for &c in cuts.iter().chain([s.len() as u32].iter()) {
+        let copy = prev.filter(|&p| {
+            let size = from - p;
+            c - from == size
+                && (from..c).all(|n| {
+                    let o = n - size;
+                    sites(n) == sites(o)
+                        && (0..al.primitive(s.kind_of(n)).initials.len())
+                            .all(|i| s.predecessor(n, i) == s.predecessor(o, i).map(|(x, t)| (x + size, t)))
+                })
+        });
+        match copy {
+            Some(p) => {
+                let kinds: Vec<(u32, ets::ets::PrimitiveKind)> = (from..c)
+                    .filter(|&n| s.kind_of(n) != s.kind_of(n - (from - p)))
+                    .map(|n| (n - from, s.kind_of(n)))
+                    .collect();
+                tl.begin_step().unwrap();
+                assert_eq!(tl.add_copy(p..from, &kinds).unwrap(), from);
+                tl.end_step().unwrap();
+                copies += 1;
+            }
+            None => step(&mut tl, s, from, c),
+        }
+        history.push(format!("{}{:?}", fingerprint(&tl), matches(&tl)));
+        (prev, from) = (Some(from), c);
+    }
+    (tl, history, copies)
+}
+
 /// Every level's matches: constraint, nodes and step formed.
 fn matches(tl: &Timeline) -> Vec<Vec<(u32, Vec<u32>, u32)>> {
     tl.levels()
@@ -569,6 +635,12 @@ fn steps_that_repeat_have_clean_primitives_and_quiet_elements() {
     assert_eq!(fingerprint(&off), fingerprint(&tl));
     assert_eq!(matches(&off), matches(&tl));
     assert_eq!(found_steps, image_steps);
+    // and made as copies of the step before, every step after the first two (the arrivals, and
+    // the first withdrawals fed by them) is one: the premise of the property of copies.
+    let (copied, copied_steps, copies) = grow_copying(&st, &s, &cuts);
+    assert_eq!(copies, cuts.len() - 2);
+    assert_eq!(copied.repeat_counts(), r);
+    assert_eq!(copied_steps, image_steps);
 }
 
 #[test]

@@ -206,6 +206,10 @@ pub struct Timeline {
     piped: u64,
     /// Level 0: which primitives repeat the step before, and where no plan needs to run.
     repeats: repeats::Repeats,
+    /// The open step, while it is one copy of the whole step before ([`Timeline::add_copy`] and
+    /// nothing added or joined since): the offsets whose kinds changed. Its other nodes then
+    /// repeat the step before's at their offsets ([`repeats::Repeats::step`]).
+    copy: Option<Vec<u32>>,
 }
 
 impl Timeline {
@@ -278,6 +282,7 @@ impl Timeline {
             // A pattern in unconnected parts matches anywhere: its matches are not found near a
             // primitive, and no primitive is clean for it.
             repeats: repeats::Repeats::new(!connected0),
+            copy: None,
         }
     }
 
@@ -426,6 +431,7 @@ impl Timeline {
         self.step_start.push(self.strukt.len() as NodeId);
         self.sealed.clear();
         self.filled.clear();
+        self.copy = None;
         Ok(self.step_start.len() as u32 - 1)
     }
 
@@ -438,6 +444,7 @@ impl Timeline {
         if !self.open {
             return Err(TimelineError::NoStep);
         }
+        self.copy = None;
         Ok(self.strukt.add_primitive(kind)?)
     }
 
@@ -451,6 +458,7 @@ impl Timeline {
             return Err(TimelineError::Backward { from, to });
         }
         self.strukt.connect(from, from_site, to, to_site)?;
+        self.copy = None;
         if from < self.first_node() {
             self.filled.push((from, from_site as u16));
             if !self.strukt.has_open_terminal(from) {
@@ -473,15 +481,20 @@ impl Timeline {
             return Err(TimelineError::NoStep);
         }
         let first = self.first_node();
+        let t = self.step_start.len() - 1;
+        // The whole step before, into an empty step.
+        let whole = t > 0 && src == (self.step_start[t - 1]..first) && self.strukt.len() as NodeId == first;
         let (filled, sealed) = (&mut self.filled, &mut self.sealed);
-        Ok(self.strukt.append_copy(src, kinds, |s, x, site| {
+        let n = self.strukt.append_copy(src, kinds, |s, x, site| {
             if x < first {
                 filled.push((x, site as u16));
                 if !s.has_open_terminal(x) {
                     sealed.push(x);
                 }
             }
-        })?)
+        })?;
+        self.copy = whole.then(|| kinds.iter().map(|k| k.0).collect());
+        Ok(n)
     }
 
     /// Closes terminal site `site` of `n`: what it emits ends unobserved.
@@ -566,7 +579,8 @@ impl Timeline {
         // New matches, anchored at each new primitive as their latest one.
         let first_new = lv.store.len() as MatchId;
         let strukt = &self.strukt;
-        self.repeats.step(strukt, &self.step_start, self.reach0);
+        self.repeats
+            .step(strukt, &self.step_start, self.reach0, self.copy.as_deref());
         let mut flat: Vec<NodeId> = Vec::new();
         let starts = &self.step_start;
         // The primitives held by a match that is not an image: earlier ones, and this step's (bits).

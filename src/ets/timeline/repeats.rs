@@ -37,6 +37,9 @@ struct StepRepeats {
     listed: bool,
     /// The oldest step a process into its nodes comes from.
     back: u32,
+    /// The least node feeding one of its nodes (its first node if none does), when every node
+    /// was looked at (the step is listed).
+    least: Option<NodeId>,
 }
 
 /// The shift between steps and the clean nodes of the latest step.
@@ -101,7 +104,12 @@ impl Repeats {
 
     /// Finds which nodes of step `t` (the latest: `starts[t]..s.len()`) repeat the step before,
     /// and which of them are clean for patterns reaching `reach` processes.
-    pub(crate) fn step(&mut self, s: &Struct, starts: &[NodeId], reach: usize) {
+    ///
+    /// `copy`: the step is one copy of the whole step before ([`Struct::append_copy`]) but for
+    /// the kinds at these offsets (sorted). Its other nodes are then fed as their originals at the
+    /// same offsets are, one translation on, so each repeats its original whenever every node
+    /// feeding the step before lies where σ is that translation: no site needs reading.
+    pub(crate) fn step(&mut self, s: &Struct, starts: &[NodeId], reach: usize, copy: Option<&[u32]>) {
         let t = starts.len() as u32 - 1;
         debug_assert_eq!(self.steps.len() as u32, t);
         let first = starts[t as usize];
@@ -122,12 +130,28 @@ impl Repeats {
         let mut listed = prev.is_some() && !self.off && !self.never;
         // The least node feeding a node of t (`first` if none does).
         let mut least = first;
+        let mut whole = false;
         if listed {
             let p0 = prev.expect("a step before");
             // Where σ shifts every node feeding p by n − p: from t−1 (and from t−2 as well when
             // t−2 and t−1 are of one size).
             let shift_from = if t >= 2 && sg.d1 == sg.d2 { sg.s2 } else { sg.s1 };
-            for n in first..len {
+            // A copy of the step before: its nodes of the same kinds are fed alike when every
+            // node feeding the step before is at `shift_from` or later (`Struct::fed_alike`);
+            // its others differ in kind.
+            if let Some(changed) = copy
+                && first - p0 == len - first
+                && let Some(l) = self.steps[t as usize - 1].least
+                && l >= shift_from
+                && changed.len() <= nn / 2
+            {
+                debug_assert!((first..len).all(|n| changed.contains(&(n - first))
+                    || s.fed_alike(n, n - first + p0, shift_from).is_some()));
+                self.bad.extend(changed.iter().map(|&o| first + o));
+                least = l + (first - p0);
+                whole = true;
+            }
+            for n in (first..len).filter(|_| !whole) {
                 let p = n - first + p0;
                 if p < first
                     && let Some(l) = s.fed_alike(n, p, shift_from)
@@ -171,6 +195,7 @@ impl Repeats {
             from: from as u32,
             listed,
             back,
+            least: listed.then_some(least),
         });
         // 2. The steps the neighbourhoods of `reach` processes around the nodes of t and t−1 can
         // reach: every one of them must be listed.
@@ -420,7 +445,7 @@ pub(crate) fn step_of(starts: &[NodeId], x: NodeId) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{Sigma, step_of};
+    use super::{Repeats, Sigma, Struct, step_of};
     use crate::ets::ids::NodeId;
 
     /// The step a node belongs to: the last step whose first node is at or before it.
@@ -476,6 +501,95 @@ mod tests {
             // It spans the two steps before the latest when they have one size.
             if t >= 2 && starts[t] - starts[t - 1] == starts[t - 1] - starts[t - 2] {
                 assert_eq!(sg.constant().0, starts[t - 2], "{starts:?}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// A step named a copy of the step before (`Repeats::step`'s `copy`) leaves what reading
+        /// every node's sites leaves: the same non-repeats, how far back each step reaches, and
+        /// the same clean nodes; on structs grown step by step, some steps copies of the one
+        /// before (`Struct::append_copy`, kinds changed for others of the same sites), others
+        /// fed at random and of other sizes.
+        #[test]
+        fn a_step_named_a_copy_finds_what_its_sites_say(
+            sources in 1usize..5,
+            plan in proptest::collection::vec((0usize..3, proptest::collection::vec(proptest::num::u16::ANY, 2)), 1..8),
+            steps in proptest::collection::vec(
+                (proptest::bool::weighted(0.7), proptest::collection::vec(proptest::num::u16::ANY, 0..3), 0usize..3),
+                1..12,
+            ),
+            reach in 1usize..4,
+        ) {
+            use crate::ets::primitive::{Alphabet, PrimitiveKind};
+            use std::sync::Arc;
+            let mut al = Alphabet::new();
+            let c = al.add_primal_class("c").unwrap();
+            let a = al.add_uniform_primitive("a", c, &["i"], &["o", "p"]).unwrap();
+            let b = al.add_uniform_primitive("b", c, &["i"], &["o", "p"]).unwrap();
+            let j = al.add_uniform_primitive("j", c, &["i", "k"], &["o"]).unwrap();
+            let src = al.add_uniform_primitive("s", c, &[], &["o", "p"]).unwrap();
+            let mut s = Struct::new(Arc::new(al));
+            let (mut hinted, mut read) = (Repeats::new(false), Repeats::new(false));
+            let mut starts: Vec<NodeId> = vec![0];
+            for _ in 0..sources {
+                s.add_primitive(src).unwrap();
+            }
+            hinted.step(&s, &starts, reach, None);
+            read.step(&s, &starts, reach, None);
+            // A step fed from the step before and from earlier in itself, `extra` more of its
+            // plan over again.
+            let general = |s: &mut Struct, from: NodeId, extra: usize| {
+                for &(k, ref choice) in plan.iter().chain(plan.iter().take(extra)) {
+                    let kind = [a, b, j][k];
+                    let n = s.add_primitive(kind).unwrap();
+                    for (site, &ch) in choice.iter().enumerate().take(if kind == j { 2 } else { 1 }) {
+                        let open: Vec<_> = s.open_terminals().into_iter().filter(|o| o.node >= from && o.node != n).collect();
+                        if ch % 4 != 0 && !open.is_empty() {
+                            let o = open[ch as usize % open.len()];
+                            s.connect(o.node, o.site as usize, n, site).unwrap();
+                        }
+                    }
+                }
+            };
+            for &(copy, ref flips, extra) in &steps {
+                let t = starts.len();
+                let (p0, first) = (starts[t - 1], s.len() as NodeId);
+                starts.push(first);
+                let hint = if copy && t >= 2 {
+                    let size = first - p0;
+                    let mut kinds: Vec<(u32, PrimitiveKind)> = flips
+                        .iter()
+                        .map(|&f| f as u32 % size)
+                        .filter_map(|o| match s.kind_of(p0 + o) {
+                            k if k == a => Some((o, b)),
+                            k if k == b => Some((o, a)),
+                            _ => None,
+                        })
+                        .collect();
+                    kinds.sort_by_key(|k| k.0);
+                    kinds.dedup_by_key(|k| k.0);
+                    // (A copy that cannot be made, its processes translated onto sites that do
+                    // not take them, changes nothing: the step is made at random then.)
+                    match s.append_copy(p0..first, &kinds, |_, _, _| {}) {
+                        Ok(_) => Some(kinds.iter().map(|k| k.0).collect::<Vec<u32>>()),
+                        Err(_) => {
+                            proptest::prop_assert_eq!(s.len() as NodeId, first);
+                            general(&mut s, p0, extra);
+                            None
+                        }
+                    }
+                } else {
+                    general(&mut s, p0, extra);
+                    None
+                };
+                hinted.step(&s, &starts, reach, hint.as_deref());
+                read.step(&s, &starts, reach, None);
+                let state = |r: &Repeats| {
+                    let steps: Vec<_> = r.steps.iter().map(|x| (x.from, x.listed, x.back, x.least)).collect();
+                    (steps, r.bad.clone(), r.clean.clone(), r.clean_count, r.node_count)
+                };
+                proptest::prop_assert_eq!(state(&hinted), state(&read), "step {}", t);
             }
         }
     }
