@@ -532,14 +532,15 @@ impl Struct {
         if self.slot_node.len() + (slot_to - slot_from) > u32::MAX as usize {
             return Err(StructError::UnknownNode(NodeId::MAX));
         }
-        let mut far = false;
+        // A partner too far for two bytes, or a closed site: the copy takes the general path.
+        let odd = self.slot_node.delta[slot_from..slot_to]
+            .iter()
+            .any(|&d| d == D_FAR || d == D_CLOSED);
         for (k, &kind) in copy_kinds.iter().enumerate() {
             let p = src.start + k as NodeId;
             let (ni, _) = self.shape[kind as usize];
             let pb = self.first_slot[p as usize] as usize;
             for s in 0..ni as usize {
-                let d = self.slot_node.delta[pb + s];
-                far |= d == D_FAR;
                 let x = self.slot_node.get(pb + s, p);
                 if x >= CLOSED || x >= src.start {
                     continue;
@@ -553,17 +554,19 @@ impl Struct {
                         .slot_node
                         .is_free(self.first_slot[xs as usize] as usize + nix as usize + ts);
                 if !ok {
-                    self.check_feed(xs, ts, PrimitiveKind(kind as u32), s)?;
-                    unreachable!("check_feed names what fails");
+                    return Err(match self.check_feed(xs, ts, PrimitiveKind(kind as u32), s) {
+                        Err(e) => e,
+                        Ok(()) => StructError::UnknownNode(xs),
+                    });
                 }
             }
-            far |= self.slot_node.delta[pb + ni as usize..self.first_slot[p as usize + 1] as usize].contains(&D_FAR);
         }
         let plain = self.dense && self.next_id == n0 as u64 && self.rank.is_empty() && self.by_kind.get().is_none();
-        if plain && !far {
+        if plain && !odd {
             // Slots copied as they are: a partner's offset is the same one translation on. A
-            // terminal site feeding a node beyond `src` is free in the copy, and a process from an
-            // earlier node is written into that node's terminal site too.
+            // terminal site feeding a node beyond `src` is free in the copy (with `src` the last
+            // nodes, no site of theirs feeds a later one), and a process from an earlier node is
+            // written into that node's terminal site too.
             let slot_shift = self.slot_node.len() - slot_from;
             grow(&mut self.kinds, count);
             grow(&mut self.first_slot, count);
@@ -599,11 +602,13 @@ impl Struct {
                     self.slot_site[a] = s as u8;
                     fed(self, x, ts);
                 }
-                for t in nb + ni as usize..nb + (ni + nt) as usize {
-                    let m = self.slot_node.get(t, n);
-                    if m < CLOSED && m >= src.end + shift || m == CLOSED {
-                        self.slot_node.delta[t] = D_FREE;
-                        self.slot_site[t] = 0;
+                if src.end < n0 {
+                    for t in nb + ni as usize..nb + (ni + nt) as usize {
+                        let m = self.slot_node.get(t, n);
+                        if m < CLOSED && m >= src.end + shift {
+                            self.slot_node.delta[t] = D_FREE;
+                            self.slot_site[t] = 0;
+                        }
                     }
                 }
             }
