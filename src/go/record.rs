@@ -20,6 +20,13 @@
 //! joined directly to the next adjacency primitive, with no colour primitive between (§4.4.2, last
 //! paragraph). A process nobody will consume is absorbed by a `pi7`; a site nobody feeds is fed by
 //! a `pi6`. Attention policies: [`Attention::Full`], [`Attention::Focus`], [`Attention::Sweep`].
+//!
+//! Under full attention every position after the second makes the same layers as the one before
+//! but for the colour primitives of the vertices whose colour changed, each fed from the same
+//! place one layer on. The sensor then writes the step as one copy of the step before with those
+//! kinds changed ([`Struct::append_copy`] through [`Grow::add_copy`]): the same struct as
+//! perceiving every vertex again ([`Sensor::copy_steps`] turns it off; the tests compare both),
+//! made in one pass over the slots, and the engine reads its repeats from the copy.
 
 use smallvec::SmallVec;
 use std::ops::Range;
