@@ -21,9 +21,9 @@
 //! paragraph). A process nobody will consume is absorbed by a `pi7`; a site nobody feeds is fed by
 //! a `pi6`. Attention policies: [`Attention::Full`], [`Attention::Focus`], [`Attention::Sweep`].
 //!
-//! Under full attention every position after the second makes the same layers as the one before
-//! but for the colour primitives of the vertices whose colour changed, each fed from the same
-//! place one layer on. The sensor then writes the step as one copy of the step before with those
+//! Under full attention every position after the first makes the same layers as the one before
+//! but for the colour primitives of the vertices whose colour changed, and from the third on each
+//! is fed from the same place one step on (the first also holds the attention's beginnings). The sensor then writes the step as one copy of the step before with those
 //! kinds changed ([`Struct::append_copy`] through [`Grow::add_copy`]): the same struct as
 //! perceiving every vertex again ([`Sensor::copy_steps`] turns it off; the tests compare both),
 //! made in one pass over the slots, and the engine reads its repeats from the copy.
@@ -266,6 +266,7 @@ struct SensorLog {
     sub: u32,
     focus: Option<Point>,
     copyable: Option<Copyable>,
+    plain: bool,
 }
 
 /// A step the next one can copy ([`Struct::append_copy`]): one perceived at full attention with
@@ -323,6 +324,10 @@ pub struct Sensor {
     copy: bool,
     /// The last step, when the next one at full attention can copy it.
     copyable: Option<Copyable>,
+    /// Whether the last step was perceived at full attention with no attention beginning or
+    /// ending in it (a step is copied only when the one before it was so too: its processes then
+    /// come from a step of the same layout).
+    plain: bool,
     /// Positions perceived as a copy of the step before.
     copies: u32,
 }
@@ -458,6 +463,7 @@ impl Sensor {
             cur: SensorLog::default(),
             copy: true,
             copyable: None,
+            plain: false,
             copies: 0,
         }
     }
@@ -554,6 +560,7 @@ impl Sensor {
             } else {
                 None
             },
+            plain: self.plain,
             ..SensorLog::default()
         };
         self.positions += 1;
@@ -581,13 +588,13 @@ impl Sensor {
                     for _ in 0..layers {
                         self.layer(g, board, &all, pos)?;
                     }
-                    if self.copy {
-                        self.copyable = self.copyable_since(board, from, sub);
-                    }
+                    let now = self.copyable_since(board, from, sub);
+                    let before = std::mem::replace(&mut self.plain, now.is_some());
+                    self.copyable = now.filter(|_| self.copy && before);
                 }
             }
             Attention::Focus { radius, cap } => {
-                self.copyable = None;
+                (self.copyable, self.plain) = (None, false);
                 let mask = if pos == 0 {
                     // The player's first look takes in the whole board.
                     all
@@ -606,7 +613,7 @@ impl Sensor {
                 }
             }
             Attention::Sweep { width } => {
-                self.copyable = None;
+                (self.copyable, self.plain) = (None, false);
                 let w = (width as usize).clamp(1, cols);
                 for start in 0..=(cols - w) {
                     let mut mask = vec![false; cols * rows];
@@ -648,13 +655,16 @@ impl Sensor {
         self.sub = l.sub;
         self.focus = l.focus;
         self.copyable = l.copyable;
+        self.plain = l.plain;
         self.positions -= 1;
         true
     }
 
-    /// The step perceived from primitive `from` and sublayer `sub` on, when the next step at full
-    /// attention can copy it: no attention began or ended in it, each vertex has one colour
-    /// primitive a layer, and every open half-line comes from it.
+    /// The step perceived from primitive `from` and sublayer `sub` on, when it is plain: no
+    /// attention began or ended in it, each vertex has one colour primitive a layer, and every
+    /// open half-line comes from it. The next step at full attention can copy it when the step
+    /// before it was plain too: each half-line's process into it then came from the node at the
+    /// same offset one step back, as it will come from its node at that offset into the copy.
     fn copyable_since(&self, board: &Board, from: usize, sub: u32) -> Option<Copyable> {
         let to = self.place.len();
         let layers = (self.sub - sub) / 2;
@@ -875,7 +885,7 @@ impl Sensor {
                 g.connect(m, t as usize, e, 0)?;
             }
         }
-        self.copyable = None;
+        (self.copyable, self.plain) = (None, false);
         Ok(())
     }
 }
