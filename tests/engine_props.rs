@@ -322,6 +322,10 @@ proptest! {
         // level 0 taking the matches of clean primitives as images and letting the elements whose
         // steps repeat take theirs without derivation (`Timeline::find_repeats`) ends with the
         // timeline of every primitive matched and every element derived, matches included.
+        // And a step made as a copy of the step before (`Timeline::add_copy`, with the kinds
+        // that differ), wherever it is one, ends with the timeline of the same step made a
+        // primitive and a process at a time, level 0 finding the same primitives clean in it
+        // without reading their sites.
         let st = Arc::new(bank::setting());
         let prefix: Vec<usize> = [0].repeat(people).into_iter().chain([1].repeat(accounts)).collect();
         let (s, cuts) = layered(st.alphabet(), &prefix, &layer, layers, &flips);
@@ -331,30 +335,12 @@ proptest! {
         prop_assert_eq!(images.repeat_counts().primitives, s.len() as u64);
         prop_assert_eq!(fingerprint(&found), fingerprint(&images));
         prop_assert_eq!(matches(&found), matches(&images));
-        prop_assert_eq!(found_steps, image_steps);
-    }
-
-    #[test]
-    fn steps_made_as_copies_make_the_timeline_of_steps_made_one_by_one(
-        people in 0usize..4,
-        accounts in 0usize..4,
-        layer in prop::collection::vec((prop_oneof![4 => 2usize..4, 1 => 0usize..5], prop::collection::vec(any::<u16>(), 3)), 1..8),
-        layers in 2usize..24,
-        flips in prop::collection::vec((any::<u16>(), any::<u16>(), 0usize..5), 0..3),
-    ) {
-        // A step made as a copy of the step before (`Timeline::add_copy`, with the kinds that
-        // differ), wherever it is one, ends with the timeline of the same step made a primitive
-        // and a process at a time; and level 0 finds the same primitives clean in it without
-        // reading their sites.
-        let st = Arc::new(bank::setting());
-        let prefix: Vec<usize> = [0].repeat(people).into_iter().chain([1].repeat(accounts)).collect();
-        let (s, cuts) = layered(st.alphabet(), &prefix, &layer, layers, &flips);
-        let (one, one_steps) = grow_finding_repeats(&st, &s, &cuts, true);
+        prop_assert_eq!(&found_steps, &image_steps);
         let (copied, copied_steps, _) = grow_copying(&st, &s, &cuts);
-        prop_assert_eq!(one.repeat_counts(), copied.repeat_counts());
-        prop_assert_eq!(fingerprint(&one), fingerprint(&copied));
-        prop_assert_eq!(matches(&one), matches(&copied));
-        prop_assert_eq!(one_steps, copied_steps);
+        prop_assert_eq!(images.repeat_counts(), copied.repeat_counts());
+        prop_assert_eq!(fingerprint(&images), fingerprint(&copied));
+        prop_assert_eq!(matches(&images), matches(&copied));
+        prop_assert_eq!(image_steps, copied_steps);
     }
 
     #[test]

@@ -646,8 +646,9 @@ impl Struct {
         Ok(n0)
     }
 
-    /// Whether terminal site `from_site` of `from` can feed initial site `to_site` of a new
-    /// primitive of kind `to` (the checks of [`Struct::check_connect`] that do not need it).
+    /// Whether terminal site `from_site` of `from` can feed initial site `to_site` of a primitive
+    /// of kind `to`: both sites exist, are of one primal class, and the terminal one is free
+    /// (what [`Struct::check_connect`] checks of a process but the initial site's being free).
     fn check_feed(&self, from: NodeId, from_site: usize, to: PrimitiveKind, to_site: usize) -> Result<(), StructError> {
         let pf = self.primitive(from);
         let (af, at) = (self.alphabet.primitive(pf.kind), self.alphabet.primitive(to));
@@ -656,7 +657,11 @@ impl Struct {
             side: "terminal",
             site: from_site,
         })?;
-        let st = &at.initials[to_site];
+        let st = at.initials.get(to_site).ok_or_else(|| StructError::NoSuchSite {
+            primitive: at.name.clone(),
+            side: "initial",
+            site: to_site,
+        })?;
         if sf.class != st.class {
             return Err(StructError::SiteTypeMismatch {
                 from: format!("{}.{}", af.name, sf.name),
@@ -765,47 +770,17 @@ impl Struct {
         if self.free_pair(from, from_site, to, to_site).is_some() {
             return Ok(());
         }
-        let (pf, pt) = (self.primitive(from), self.primitive(to));
-        let (af, at) = (self.alphabet.primitive(pf.kind), self.alphabet.primitive(pt.kind));
-        let sf = af.terminals.get(from_site).ok_or_else(|| StructError::NoSuchSite {
-            primitive: af.name.clone(),
-            side: "terminal",
-            site: from_site,
-        })?;
-        let st = at.initials.get(to_site).ok_or_else(|| StructError::NoSuchSite {
-            primitive: at.name.clone(),
-            side: "initial",
-            site: to_site,
-        })?;
-        if sf.class != st.class {
-            return Err(StructError::SiteTypeMismatch {
-                from: format!("{}.{}", af.name, sf.name),
-                from_class: self.alphabet.primal(sf.class).name.clone(),
-                to: format!("{}.{}", at.name, st.name),
-                to_class: self.alphabet.primal(st.class).name.clone(),
-            });
-        }
-        if self.successor(from, from_site).is_some() {
-            return Err(StructError::SiteOccupied {
-                id: pf.id,
-                side: "terminal",
-                site: sf.name.clone(),
-            });
-        }
-        if !self.terminal_open(from, from_site) {
-            return Err(StructError::SiteClosed {
-                id: pf.id,
-                site: sf.name.clone(),
-            });
-        }
+        self.check_feed(from, from_site, self.kind_of(to), to_site)?;
+        let pt = self.primitive(to);
         if self.predecessor(to, to_site).is_some() {
             return Err(StructError::SiteOccupied {
                 id: pt.id,
                 side: "initial",
-                site: st.name.clone(),
+                site: self.alphabet.primitive(pt.kind).initials[to_site].name.clone(),
             });
         }
         if from == to {
+            let pf = self.primitive(from);
             return Err(StructError::Cycle { from: pf.id, to: pt.id });
         }
         Ok(())
