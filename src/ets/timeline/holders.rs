@@ -274,11 +274,15 @@ impl NodeHolders {
             let Ok(e) = u16::try_from(e) else {
                 return false;
             };
-            let mut hit = false;
-            for (i, &id) in s.ids.iter().enumerate() {
-                hit |= (i < s.len as usize) & (id == e);
-            }
-            return hit;
+            // The first four places as the lanes of one word, each equal to `e` exactly when it
+            // is zero after the exclusive or; the places past the length set to all ones.
+            const LANES: u64 = 0x0001_0001_0001_0001;
+            const PAST: [u64; 6] = [!0, !0 << 16, !0 << 32, !0 << 48, 0, 0];
+            let len = (s.len as usize).min(INLINE);
+            let w = s.ids[..4].iter().rev().fold(0u64, |w, &id| w << 16 | id as u64);
+            let z = (w ^ (e as u64).wrapping_mul(LANES)) | PAST[len];
+            let first_four = z.wrapping_sub(LANES) & !z & (LANES << 15) != 0;
+            return first_four | ((len == INLINE) & (s.ids[4] == e));
         }
         self.get(x).contains(e)
     }
@@ -302,6 +306,23 @@ impl NodeHolders {
         }
         if let Slots::Wide(v) = &mut self.slots {
             push(v, &mut self.spilled, x, e);
+        }
+    }
+    /// `e` joins each node of `xs` (last): [`NodeHolders::push`] to each, with the table's width
+    /// looked at once.
+    #[inline]
+    pub fn push_each(&mut self, xs: &[u32], e: ElementId) {
+        if let Slots::Narrow(v) = &mut self.slots
+            && let Some(n) = u16::narrow(e)
+        {
+            for &x in xs {
+                cover(v, x as usize);
+                push(v, &mut self.spilled, x as usize, n);
+            }
+            return;
+        }
+        for &x in xs {
+            self.push(x as usize, e);
         }
     }
     /// Every slot to four bytes an id (an id that does not fit in two has come).
@@ -377,6 +398,7 @@ mod tests {
     #[derive(Debug, Clone)]
     enum Op {
         Push(usize, ElementId),
+        PushEach(Vec<u32>, ElementId),
         TruncateNode(usize, usize),
         RemoveLast(usize, ElementId),
     }
@@ -386,6 +408,8 @@ mod tests {
             4 => (0..6usize, 0..9u32).prop_map(|(x, e)| Op::Push(x, e)),
             // An id past two bytes widens the table.
             1 => (0..6usize, 65_534..65_538u32).prop_map(|(x, e)| Op::Push(x, e)),
+            1 => (prop::collection::vec(0..6u32, 0..4), prop_oneof![0..9u32, 65_534..65_538u32])
+                .prop_map(|(xs, e)| Op::PushEach(xs, e)),
             1 => (0..6usize, 0..9usize).prop_map(|(x, l)| Op::TruncateNode(x, l)),
             1 => (0..6usize, 0..9u32).prop_map(|(x, e)| Op::RemoveLast(x, e)),
         ]
@@ -399,6 +423,16 @@ mod tests {
                     m.resize(x + 1, Vec::new());
                 }
                 m[x].push(e);
+            }
+            Op::PushEach(ref xs, e) => {
+                h.push_each(xs, e);
+                for &x in xs {
+                    let x = x as usize;
+                    if m.len() <= x {
+                        m.resize(x + 1, Vec::new());
+                    }
+                    m[x].push(e);
+                }
             }
             Op::TruncateNode(x, l) => {
                 h.truncate_node(x, l);
@@ -447,8 +481,13 @@ mod tests {
                 if let Op::Push(x, _) = *o && x < nodes {
                     log.push((x, h.get(x).len()));
                 }
+                if let Op::PushEach(xs, _) = o {
+                    for &x in xs.iter().filter(|&&x| (x as usize) < nodes) {
+                        log.push((x as usize, h.get(x as usize).len()));
+                    }
+                }
                 // Only pushes in the step: removals are not taken back this way.
-                if let Op::Push(..) = o {
+                if let Op::Push(..) | Op::PushEach(..) = o {
                     apply(&mut h, &mut m, o);
                     same(&h, &m)?;
                 }

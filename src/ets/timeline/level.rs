@@ -2163,14 +2163,14 @@ impl Level {
             }
         }
         // Nothing else joins it to a primitive of this step before its images: it holds none.
+        debug_assert!(fresh.iter().all(|&x| !self.node_holders.contains(x as usize, e)));
+        self.node_holders.push_each(fresh, e);
+        let mut open = 0;
         for &x in fresh {
-            debug_assert!(!self.node_holders.contains(x as usize, e));
-            self.node_holders.push(x as usize, e);
             debug_assert_eq!(cx.is_open(x), (cx.open)(x));
-            if cx.is_open(x) {
-                self.elems[e as usize].open += 1;
-            }
+            open += cx.is_open(x) as u32;
         }
+        self.elems[e as usize].open += open;
         if !fresh.is_empty() {
             self.elems[e as usize].last = t;
         }
