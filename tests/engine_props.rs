@@ -344,25 +344,49 @@ proptest! {
     }
 
     #[test]
-    fn undo_takes_every_step_back(r in recipe(), cuts in prop::collection::vec(any::<u16>(), 1..6)) {
+    fn undo_takes_every_step_back(
+        r in recipe(),
+        cuts in prop::collection::vec(any::<u16>(), 1..6),
+        late in prop::option::of(0usize..6),
+    ) {
         // Every step taken back leaves the timeline as it was before the step: its elements,
-        // matches, and the deltas of the step before.
+        // matches, and the deltas of the step before. With `late`, the journal is asked for in the
+        // middle of that step (after its primitives, before it ends): it begins with the next
+        // step, and the steps up to that one cannot be taken back.
         let st = Arc::new(bank::setting());
         let s = build(st.alphabet(), &r, 0);
         let mut cut: Vec<u32> = cuts.iter().map(|&c| c as u32 % (s.len() as u32 + 1)).collect();
         cut.sort_unstable();
         cut.dedup();
+        let ends: Vec<u32> = cut.iter().copied().chain(std::iter::once(s.len() as u32)).collect();
+        let late = late.filter(|&j| j < ends.len());
         let mut tl = Timeline::new(st.clone(), None);
-        tl.keep_journal(true);
+        if late.is_none() {
+            tl.keep_journal(true);
+        }
         let mut prints = vec![fingerprint(&tl)];
         let mut from = 0;
-        for &c in cut.iter().chain(std::iter::once(&(s.len() as u32))) {
-            step(&mut tl, &s, from, c);
+        for (j, &c) in ends.iter().enumerate() {
+            if late == Some(j) {
+                tl.begin_step().unwrap();
+                for n in from..c {
+                    let x = tl.add(s.kind_of(n)).unwrap();
+                    for (m, p) in s.incoming(n).collect::<Vec<_>>() {
+                        tl.connect(m, p.from_site as usize, x, p.to_site as usize).unwrap();
+                    }
+                }
+                tl.keep_journal(true);
+                tl.end_step().unwrap();
+            } else {
+                step(&mut tl, &s, from, c);
+            }
             from = c;
             prints.push(fingerprint(&tl));
         }
         prints.pop();
-        while let Some(p) = prints.pop() {
+        let kept = late.map_or(0, |j| j + 1);
+        while prints.len() > kept {
+            let p = prints.pop().unwrap();
             tl.undo().unwrap();
             prop_assert_eq!(fingerprint(&tl), p);
         }

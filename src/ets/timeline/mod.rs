@@ -184,7 +184,8 @@ pub struct Timeline {
     open: bool,
     /// Earlier primitives that lost their last open terminal site at this step.
     sealed: Vec<NodeId>,
-    /// Terminal sites of earlier primitives filled or closed at this step.
+    /// Terminal sites of earlier primitives filled or closed at this step (kept for the journal
+    /// only: an undo frees them again).
     filled: Vec<(NodeId, u16)>,
     /// Level 0: per primitive kind, the plans anchored at it.
     plans0: Vec<Vec<Plan0>>,
@@ -199,6 +200,9 @@ pub struct Timeline {
     scratch: PlanScratch,
     /// The journal of each step, when undo is kept.
     log: Option<Vec<StepLog>>,
+    /// The journal asked for while a step was open: kept from the next step on (what the open
+    /// step filled before was not written down).
+    log_next: bool,
     /// Per step: the deltas of every level (kept with the journal, so that undo restores the
     /// previous step's).
     deltas: Vec<Vec<LevelDelta>>,
@@ -277,6 +281,7 @@ impl Timeline {
             plans_n,
             scratch: PlanScratch::default(),
             log: None,
+            log_next: false,
             deltas: Vec::new(),
             piped: 0,
             // A pattern in unconnected parts matches anywhere: its matches are not found near a
@@ -288,9 +293,26 @@ impl Timeline {
 
     /// Keeps a journal of every step from now on, so that steps can be taken back
     /// ([`Timeline::undo`]). Off by default (a recorded game is classified without one).
+    ///
+    /// Asked for while a step is open, the journal begins with the next step.
     pub fn keep_journal(&mut self, keep: bool) {
-        self.log = keep.then(Vec::new);
+        self.log_next = keep && self.open;
+        self.log = None;
         self.deltas.clear();
+        if keep && !self.open {
+            self.begin_journal();
+        }
+    }
+
+    /// The journal begins (between two steps): the deltas of the last step taken, if any, are
+    /// what taking back the next one restores.
+    fn begin_journal(&mut self) {
+        self.log = Some(Vec::new());
+        self.deltas.clear();
+        if !self.step_start.is_empty() {
+            self.deltas
+                .push(self.levels.iter().map(|lv| lv.delta.clone()).collect());
+        }
     }
 
     /// Whether stillborn derivations are remembered and made again without deriving them while
@@ -428,6 +450,9 @@ impl Timeline {
             return Err(TimelineError::StepOpen);
         }
         self.open = true;
+        if std::mem::take(&mut self.log_next) {
+            self.begin_journal();
+        }
         self.step_start.push(self.strukt.len() as NodeId);
         self.sealed.clear();
         self.filled.clear();
@@ -460,7 +485,9 @@ impl Timeline {
         self.strukt.connect(from, from_site, to, to_site)?;
         self.copy = None;
         if from < self.first_node() {
-            self.filled.push((from, from_site as u16));
+            if self.log.is_some() {
+                self.filled.push((from, from_site as u16));
+            }
             if !self.strukt.has_open_terminal(from) {
                 self.sealed.push(from);
             }
@@ -485,9 +512,12 @@ impl Timeline {
         // The whole step before, into an empty step.
         let whole = t > 0 && src == (self.step_start[t - 1]..first) && self.strukt.len() as NodeId == first;
         let (filled, sealed) = (&mut self.filled, &mut self.sealed);
+        let journal = self.log.is_some();
         let n = self.strukt.append_copy(src, kinds, |s, x, site| {
             if x < first {
-                filled.push((x, site as u16));
+                if journal {
+                    filled.push((x, site as u16));
+                }
                 if !s.has_open_terminal(x) {
                     sealed.push(x);
                 }
@@ -505,7 +535,9 @@ impl Timeline {
         let was_open = self.strukt.terminal_open(n, site);
         self.strukt.close_terminal(n, site)?;
         if was_open && n < self.first_node() {
-            self.filled.push((n, site as u16));
+            if self.log.is_some() {
+                self.filled.push((n, site as u16));
+            }
             if !self.strukt.has_open_terminal(n) {
                 self.sealed.push(n);
             }
@@ -538,11 +570,11 @@ impl Timeline {
                 let _ = k;
             }
         }
-        let mut entries: Vec<Entry> = Vec::new();
-        for &(n, s) in &self.filled {
-            entries.push(Entry::Slot(n, s));
-        }
         let keep = log.is_some();
+        let mut entries: Vec<Entry> = Vec::new();
+        if keep {
+            entries.extend(self.filled.iter().map(|&(n, s)| Entry::Slot(n, s)));
+        }
         self.level0_step(t, keep.then_some(&mut entries));
         for n in 1..=self.top {
             self.level_n_step(n, t, keep.then_some(&mut entries));
