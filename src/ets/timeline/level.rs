@@ -34,10 +34,6 @@ use super::runs::{IMAGE, Shifts};
 use super::store::{MatchNodes, MatchStore};
 use crate::ets::ids::{ClassId, ElementId, MatchId, NONE, NodeId};
 
-/// Level 0: how many runs of an element must have repeated one another, at consecutive steps,
-/// before it takes the images of its last one without derivation ([`Level::quiet_steps`]).
-const REPEATS: u32 = 4;
-
 /// Why an element ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -1897,9 +1893,10 @@ impl Level {
     /// Element `e` does when, at step t (w: how many steps back this step's matches reach):
     /// - it is living, with nothing pending, made before t−1, and took no step of its schedule that
     ///   is not a loop at t−1 (its state is the one it had when it began t−1);
-    /// - its last w + 2 runs (at least `REPEATS`) were made at consecutive steps up to t−1, each
-    ///   the image of the one before (`Elem::rep_len`): what it holds of the last w steps is the
-    ///   image of what it held of the w steps before, when t−1 began;
+    /// - its last w + 2 runs were made at consecutive steps up to t−1, each the image of the one
+    ///   before (`Elem::rep_len`): what it holds of the last w steps is the image of what it held
+    ///   of the w steps before, when t−1 began (no more runs than that are asked for: until the
+    ///   twenty-first session, at least four were);
     /// - every application of its run at t−1 was made through a loop set of its state (or
     ///   recorded), of a match formed at t−1 anchored at a primitive whose image is clean: the
     ///   image of the match is a match of t;
@@ -1922,7 +1919,7 @@ impl Level {
             return;
         };
         let t = cx.t;
-        if !cx.level0 || t < REPEATS + cx.span {
+        if !cx.level0 || t < cx.span + 2 {
             return;
         }
         let mut cands = std::mem::take(&mut self.touched_prev);
@@ -1987,7 +1984,7 @@ impl Level {
                 self.update_streak(e, t, sigma, cx.shifts.unwrap_or(Shifts::NONE));
             }
             let el = &self.elems[e as usize];
-            if el.rep_len < REPEATS.max(cx.span + 2) {
+            if el.rep_len < cx.span + 2 {
                 continue;
             }
             while out.get(oi).is_some_and(|&o| o < e) {
