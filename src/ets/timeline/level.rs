@@ -1895,8 +1895,7 @@ impl Level {
     ///   is not a loop at t−1 (its state is the one it had when it began t−1);
     /// - its last w + 2 runs were made at consecutive steps up to t−1, each the image of the one
     ///   before (`Elem::rep_len`): what it holds of the last w steps is the image of what it held
-    ///   of the w steps before, when t−1 began (no more runs than that are asked for: until the
-    ///   twenty-first session, at least four were);
+    ///   of the w steps before, when t−1 began (the argument below needs no more);
     /// - every application of its run at t−1 was made through a loop set of its state (or
     ///   recorded), of a match formed at t−1 anchored at a primitive whose image is clean: the
     ///   image of the match is a match of t;
