@@ -1934,6 +1934,8 @@ impl Level {
         imgs.clear();
         fresh_all.clear();
         let anchors = cx.shifts.map(|s| s.anchors);
+        // The first primitive of t−1.
+        let t1 = cx.shifts.map_or(cx.first_node, |s| s.starts[t as usize - 1]);
         // An element holding an earlier primitive a match of t that is not an image holds is not
         // quiet (both lists are in id order: one walk).
         let mut out: Vec<ElementId> = Vec::new();
@@ -2005,8 +2007,11 @@ impl Level {
             let run: &[Image] = if let Some((last, last_fresh)) = last {
                 // The primitives of t its images hold are the images of those of t−1 the images
                 // it took then held, in the same order: each image holds the images of its
-                // original's primitives, in order, and σ keeps the order within a step.
-                fresh_all.extend(last_fresh.iter().map(|&x| sigma.image(x)));
+                // original's primitives, in order, and σ keeps the order within a step. (Those of
+                // t−1 are all of t−1, where σ is one shift.)
+                let d1 = cx.first_node - t1;
+                debug_assert!(last_fresh.iter().all(|&x| x >= t1 && sigma.image(x) == x + d1));
+                fresh_all.extend(last_fresh.iter().map(|&x| x + d1));
                 last
             } else {
                 let cr = &self.table.classes[el.cls as usize];

@@ -343,9 +343,10 @@ impl<'a> Images<'a> {
     }
 }
 
-/// σ for the nodes of the two steps before the latest, t (where nearly every node of a match
-/// copied as an image lies, and every in-process of step t−1 comes from), each a constant
-/// shift; [`image`] for the others.
+/// σ for the nodes of the three steps before the latest, t (where nearly every node of a match
+/// copied as an image lies, and every in-process of step t−1 comes from; the third for the
+/// matches of t−2 an element's last runs are compared with), each a constant shift; [`image`]
+/// for the others.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Sigma<'a> {
     starts: &'a [NodeId],
@@ -358,6 +359,9 @@ pub(crate) struct Sigma<'a> {
     /// The first node of step t−2 and its shift to step t−1.
     s2: NodeId,
     d2: NodeId,
+    /// The first node of step t−3 and its shift to step t−2.
+    s3: NodeId,
+    d3: NodeId,
 }
 
 impl<'a> Sigma<'a> {
@@ -376,6 +380,11 @@ impl<'a> Sigma<'a> {
         } else {
             (s1, 0)
         };
+        let (s3, d3) = if t >= 3 {
+            (starts[t - 3], s2 - starts[t - 3])
+        } else {
+            (s2, 0)
+        };
         Sigma {
             starts,
             s0,
@@ -384,6 +393,8 @@ impl<'a> Sigma<'a> {
             d1,
             s2,
             d2,
+            s3,
+            d3,
         }
     }
     /// σ(x), for a node `x` of a step before the latest (at its offset in the next step, which
@@ -394,6 +405,8 @@ impl<'a> Sigma<'a> {
             x + self.d1
         } else if x >= self.s2 {
             x + self.d2
+        } else if x >= self.s3 {
+            x + self.d3
         } else {
             image(self.starts, x)
         }
@@ -468,7 +481,7 @@ mod tests {
     fn sigma_read_at_once_is_the_shift_to_the_same_offset_of_the_next_step() {
         // Steps of equal and of different sizes, empty ones, and a latest step shorter or longer
         // than the one before.
-        let cases: [(&[NodeId], NodeId); 7] = [
+        let cases: [(&[NodeId], NodeId); 8] = [
             (&[0], 4),
             (&[0, 4, 8, 12], 15),
             (&[0, 5], 9),
@@ -476,6 +489,8 @@ mod tests {
             (&[0, 0, 3, 3, 9], 16),
             (&[0, 4, 8, 12, 12, 20], 23),
             (&[0, 6, 9, 16, 20], 30),
+            // Steps of different sizes, four or more before the latest.
+            (&[0, 3, 7, 12, 18, 25, 33], 40),
         ];
         for (starts, len) in cases {
             let sg = Sigma::new(starts, len);
