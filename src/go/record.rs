@@ -22,11 +22,13 @@
 //! a `pi6`. Attention policies: [`Attention::Full`], [`Attention::Focus`], [`Attention::Sweep`].
 //!
 //! Under full attention every position after the first makes the same layers as the one before
-//! but for the colour primitives of the vertices whose colour changed, and from the third on each
-//! is fed from the same place one step on (the first also holds the attention's beginnings). The sensor then writes the step as one copy of the step before with those
-//! kinds changed ([`Struct::append_copy`] through [`Grow::add_copy`]): the same struct as
-//! perceiving every vertex again ([`Sensor::copy_steps`] turns it off; the tests compare both),
-//! made in one pass over the slots, and the engine reads its repeats from the copy.
+//! but for the colour primitives of the vertices whose colour changed. A step with no attention
+//! beginning or ending (every one but the first) is plain, and a step whose two steps before were
+//! plain (from the fourth position on) is fed from the same places as the step before, one step
+//! on. The sensor then writes it as one copy of the step before with those kinds changed
+//! ([`Struct::append_copy`] through [`Grow::add_copy`]): the same struct as perceiving every
+//! vertex again ([`Sensor::copy_steps`] turns it off; the tests compare both), made in one pass
+//! over the slots, and the engine reads its repeats from the copy.
 
 use smallvec::SmallVec;
 use std::ops::Range;

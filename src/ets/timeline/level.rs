@@ -1934,8 +1934,6 @@ impl Level {
         imgs.clear();
         fresh_all.clear();
         let anchors = cx.shifts.map(|s| s.anchors);
-        // The first primitive of t−1.
-        let t1 = cx.shifts.map_or(cx.first_node, |s| s.starts[t as usize - 1]);
         // An element holding an earlier primitive a match of t that is not an image holds is not
         // quiet (both lists are in id order: one walk).
         let mut out: Vec<ElementId> = Vec::new();
@@ -2009,9 +2007,9 @@ impl Level {
                 // it took then held, in the same order: each image holds the images of its
                 // original's primitives, in order, and σ keeps the order within a step. (Those of
                 // t−1 are all of t−1, where σ is one shift.)
-                let d1 = cx.first_node - t1;
-                debug_assert!(last_fresh.iter().all(|&x| x >= t1 && sigma.image(x) == x + d1));
-                fresh_all.extend(last_fresh.iter().map(|&x| x + d1));
+                let (lo, d) = sigma.constant();
+                debug_assert!(last_fresh.iter().all(|&x| x >= lo && sigma.image(x) == x + d));
+                fresh_all.extend(last_fresh.iter().map(|&x| x + d));
                 last
             } else {
                 let cr = &self.table.classes[el.cls as usize];

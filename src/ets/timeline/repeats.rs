@@ -151,7 +151,8 @@ impl Repeats {
                 least = l + (first - p0);
                 whole = true;
             }
-            for n in (first..len).filter(|_| !whole) {
+            // (Each node's sites are read unless the step is such a copy.)
+            for n in if whole { len } else { first }..len {
                 let p = n - first + p0;
                 if p < first
                     && let Some(l) = s.fed_alike(n, p, shift_from)
