@@ -180,6 +180,7 @@ fn cover<T: Id>(slots: &mut Vec<Slot<T>>, x: usize) {
     }
 }
 
+#[inline(always)]
 fn push<T: Id>(slots: &mut [Slot<T>], spilled: &mut Vec<Vec<ElementId>>, x: usize, e: T) {
     let s = &mut slots[x];
     if s.len == SPILLED {
@@ -251,7 +252,7 @@ impl NodeHolders {
         self.spilled.len()
     }
     /// The holders of node `x`, in the order they joined it (none for a node without a slot).
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, x: usize) -> HolderList<'_> {
         match &self.slots {
             Slots::Narrow(v) => v
@@ -263,7 +264,7 @@ impl NodeHolders {
         }
     }
     /// Whether `e` holds node `x`.
-    #[inline]
+    #[inline(always)]
     pub fn contains(&self, x: usize, e: ElementId) -> bool {
         // The usual case, an inline slot of two-byte ids, as one pass over its five places
         // without a branch per holder (the places past its length are masked off).

@@ -779,11 +779,17 @@ impl StepCtx<'_> {
 
 impl Level {
     /// Marks `e` as changed at this step, journaling its state first.
+    #[inline]
     pub(crate) fn touch(&mut self, cx: &mut StepCtx, e: ElementId) {
-        let el = &mut self.elems[e as usize];
-        if el.touched == cx.t {
-            return;
+        if self.elems[e as usize].touched != cx.t {
+            self.touch_first(cx, e);
         }
+    }
+
+    /// [`Level::touch`] at the first change of `e` at this step.
+    #[inline(never)]
+    fn touch_first(&mut self, cx: &mut StepCtx, e: ElementId) {
+        let el = &mut self.elems[e as usize];
         if el.touched != NONE && el.touched < cx.t && cx.journal.is_some() {
             let snap = ElemSnap {
                 state: el.state,

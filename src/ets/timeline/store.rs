@@ -417,12 +417,21 @@ impl MatchStore {
         (word != NONE && word & MULTI != 0).then(|| (word & INDEX, self.multi[(word & INDEX) as usize].len() as u32))
     }
     /// Adds `e` to the holders of `m` (it must not hold it yet).
+    #[inline]
     pub fn add_holder(&mut self, m: MatchId, e: ElementId) {
         debug_assert!(e < PAIR, "element ids stay below 2^30");
+        let h = &mut self.holder[m as usize];
+        if *h == NONE {
+            *h = e;
+        } else {
+            self.add_another_holder(m, e);
+        }
+    }
+    /// [`MatchStore::add_holder`] to a match held already.
+    #[inline(never)]
+    fn add_another_holder(&mut self, m: MatchId, e: ElementId) {
         let h = self.holder[m as usize];
-        if h == NONE {
-            self.holder[m as usize] = e;
-        } else if h & MULTI != 0 {
+        if h & MULTI != 0 {
             self.multi[(h & INDEX) as usize].push(e);
         } else if h & PAIR != 0 {
             // A third holder: a list (the pair stays as it was, for an undo to name again).
@@ -442,6 +451,7 @@ impl MatchStore {
     /// already has the pair `m` would get: `m` names that pair too (pairs never change once made,
     /// so two matches can name one; an image and its original held by the same two elements,
     /// most pairs at level 0).
+    #[inline]
     pub fn add_holder_like(&mut self, m: MatchId, e: ElementId, like: MatchId) {
         let h = self.holder[m as usize];
         let w = self.holder[like as usize];
