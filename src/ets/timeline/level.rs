@@ -154,6 +154,9 @@ pub(crate) struct Image {
     m: MatchId,
     /// The set it is applied through.
     set: u8,
+    /// Whether its constraint starts no class but the element's (the starts pass it by once it
+    /// is taken: [`Level::take_images`]).
+    own_start: bool,
     /// The match of the step before it is the image of.
     original: MatchId,
     /// Its latest primitive (where it is anchored).
@@ -2020,8 +2023,12 @@ impl Level {
             } else {
                 let cr = &self.table.classes[el.cls as usize];
                 let apps = self.run_apps_at(e, t - 1, cx.shifts.unwrap_or(Shifts::NONE));
+                let cls = el.cls;
                 for (m, set) in apps.unwrap_or_default() {
                     let c = self.store.constraint(m);
+                    // (Bits only while the level has no more classes than bits.)
+                    let own_start =
+                        (self.table.starter_bits.as_ref()).is_some_and(|sb| sb[c.0 as usize] & !(1u64 << cls) == 0);
                     if set != RECORDED && cr.local_of(c).and_then(|l| cr.loop_set(el.state, l)) != Some(set) {
                         ok = false;
                         break;
@@ -2031,6 +2038,7 @@ impl Level {
                     run.push(Image {
                         m,
                         set,
+                        own_start,
                         original: m,
                         anchor,
                         rank,
@@ -2039,7 +2047,12 @@ impl Level {
                 &run
             };
             for &Image {
-                m, set, anchor, rank, ..
+                m,
+                set,
+                own_start,
+                anchor,
+                rank,
+                ..
             } in run.iter().take_while(|_| ok)
             {
                 let Some(m2) = image.image(rank, anchor) else {
@@ -2071,6 +2084,7 @@ impl Level {
                 imgs.push(Image {
                     m: m2,
                     set,
+                    own_start,
                     original: m,
                     anchor: sigma.image(anchor),
                     rank,
@@ -2147,13 +2161,12 @@ impl Level {
                 el.runs.push((t, IMAGE | el.nodes.len() as u32));
             }
         }
-        // (Bits only while the level has no more classes than bits.)
-        let cls = self.elems[e as usize].cls as u32;
-        for &Image { m, original, .. } in imgs {
+        for &Image {
+            m, own_start, original, ..
+        } in imgs
+        {
             debug_assert!(m >= cx.first_new);
-            if let Some(sb) = &self.table.starter_bits
-                && sb[self.store.constraint(m).0 as usize] & !(1u64 << cls) == 0
-            {
+            if own_start {
                 let i = (m - cx.first_new) as usize;
                 self.start_due[i / 64] &= !(1 << (i % 64));
             }
