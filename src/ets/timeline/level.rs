@@ -2009,6 +2009,7 @@ impl Level {
             // The primitives of this step its images hold, each once, written where they are
             // kept for the next step (`fresh_all[f..]`; dropped if it is not quiet).
             let f = fresh_all.len();
+            let mut fresh_dirty = 0u64;
             // Its last run, each a loop of its state (`original` is not read).
             let mut run: SmallVec<[Image; 8]> = SmallVec::new();
             let run: &[Image] = if let Some((last, last_fresh)) = last {
@@ -2018,7 +2019,16 @@ impl Level {
                 // t−1 are all of t−1, where σ is one shift.)
                 let (lo, d) = sigma.constant();
                 debug_assert!(last_fresh.iter().all(|&x| x >= lo && sigma.image(x) == x + d));
-                fresh_all.extend(last_fresh.iter().map(|&x| x + d));
+                // (None of them held by a match that is not an image: read below. One past the
+                // step's primitives is one of an image that is missing, which the loop below
+                // finds as well.)
+                let first_node = cx.first_node;
+                for &x in last_fresh {
+                    let y = x + d;
+                    fresh_all.push(y);
+                    let i = (y - first_node) as usize;
+                    fresh_dirty |= cx.dirty_new.get(i / 64).map_or(1, |w| w >> (i % 64) & 1);
+                }
                 last
             } else {
                 let cr = &self.table.classes[el.cls as usize];
@@ -2091,12 +2101,7 @@ impl Level {
                 });
             }
             // (Quiet at t−1: its primitives of t, the images of those of t−1, are read here.)
-            ok = ok
-                && (!persisting
-                    || fresh_all[f..].iter().all(|&x| {
-                        let i = (x - cx.first_node) as usize;
-                        cx.dirty_new[i / 64] >> (i % 64) & 1 == 0
-                    }));
+            ok = ok && fresh_dirty == 0;
             if !ok {
                 imgs.truncate(start);
                 fresh_all.truncate(f);
