@@ -513,16 +513,21 @@ impl Timeline {
         let whole = t > 0 && src == (self.step_start[t - 1]..first) && self.strukt.len() as NodeId == first;
         let (filled, sealed) = (&mut self.filled, &mut self.sealed);
         let journal = self.log.is_some();
-        let n = self.strukt.append_copy(src, kinds, |s, x, site| {
-            if x < first {
-                if journal {
-                    filled.push((x, site as u16));
+        let n = self.strukt.append_copy(
+            src,
+            kinds,
+            #[inline(always)]
+            |s, x, site| {
+                if x < first {
+                    if journal {
+                        filled.push((x, site as u16));
+                    }
+                    if !s.has_open_terminal(x) {
+                        sealed.push(x);
+                    }
                 }
-                if !s.has_open_terminal(x) {
-                    sealed.push(x);
-                }
-            }
-        })?;
+            },
+        )?;
         self.copy = whole.then(|| kinds.iter().map(|k| k.0).collect());
         Ok(n)
     }
