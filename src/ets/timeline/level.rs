@@ -528,6 +528,7 @@ impl Level {
         self.above.get(e as usize).copied().filter(|&x| x != NONE)
     }
     /// The elements holding node `x`.
+    #[inline]
     pub fn holders_of_node(&self, x: NodeId) -> super::HolderList<'_> {
         self.node_holders.get(x as usize)
     }
@@ -1026,10 +1027,17 @@ impl Level {
     /// one ending at `t` ([`Presence::Ending`]: it took part in what happened at `t`, and can
     /// only end an element), or one ended before ([`Presence::Gone`]). Level 0: always here
     /// (primitives do not end).
+    #[inline]
     pub(crate) fn presence(&self, cx: &StepCtx, m: MatchId) -> Presence {
         if cx.level0 {
             return Presence::Here;
         }
+        self.presence_above(cx, m)
+    }
+
+    /// [`Level::presence`] at a level above 0.
+    #[inline(never)]
+    fn presence_above(&self, cx: &StepCtx, m: MatchId) -> Presence {
         let mut p = Presence::Here;
         for x in self.store.nodes(m) {
             if !self.host.present(x, cx.t) {
