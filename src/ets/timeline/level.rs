@@ -2027,9 +2027,9 @@ impl Level {
                 // t−1 are all of t−1, where σ is one shift.)
                 let (lo, d) = sigma.constant();
                 debug_assert!(last_fresh.iter().all(|&x| x >= lo && sigma.image(x) == x + d));
-                // (None of them held by a match that is not an image: read below. One past the
-                // step's primitives is one of an image that is missing, which the loop below
-                // finds as well.)
+                // Their dirty bits are read as they are moved (none may be held by a match that is
+                // not an image). One past the step's primitives, which only an element with a
+                // missing image has, counts as dirty; the loop below finds that image missing too.
                 let first_node = cx.first_node;
                 for &x in last_fresh {
                     let y = x + d;
@@ -2108,7 +2108,7 @@ impl Level {
                     rank,
                 });
             }
-            // (Quiet at t−1: its primitives of t, the images of those of t−1, are read here.)
+            // (Quiet at t−1: its primitives of t, the images of those of t−1, were read above.)
             ok = ok && fresh_dirty == 0;
             if !ok {
                 imgs.truncate(start);
