@@ -536,23 +536,31 @@ impl Struct {
         let odd = self.slot_node.delta[slot_from..slot_to]
             .iter()
             .any(|&d| d == D_FAR || d == D_CLOSED);
+        // (The processes of the copy, and those from earlier nodes as they will be written: the
+        // terminal slot they fill, its node, the copy's node and initial site, the terminal site.)
+        let mut processes = 0;
+        let mut fills: Vec<(usize, NodeId, NodeId, u8, usize)> = Vec::new();
         for (k, &kind) in copy_kinds.iter().enumerate() {
             let p = src.start + k as NodeId;
             let (ni, _) = self.shape[kind as usize];
             let pb = self.first_slot[p as usize] as usize;
             for s in 0..ni as usize {
                 let x = self.slot_node.get(pb + s, p);
-                if x >= CLOSED || x >= src.start {
+                if x >= CLOSED {
+                    continue;
+                }
+                processes += 1;
+                if x >= src.start {
                     continue;
                 }
                 let (xs, ts) = (x + shift, self.slot_site[pb + s] as usize);
                 let kx = self.kinds[xs as usize] as usize;
                 let (nix, ntx) = self.shape[kx];
+                let a = self.first_slot[xs as usize] as usize + nix as usize + ts;
                 let ok = ts < ntx as usize
                     && (self.one_class || self.site_class[kx][nix as usize + ts] == self.site_class[kind as usize][s])
-                    && self
-                        .slot_node
-                        .is_free(self.first_slot[xs as usize] as usize + nix as usize + ts);
+                    && self.slot_node.is_free(a);
+                fills.push((a, xs, p + shift, s as u8, ts));
                 if !ok {
                     return Err(match self.check_feed(xs, ts, PrimitiveKind(kind as u32), s) {
                         Err(e) => e,
@@ -580,29 +588,18 @@ impl Struct {
             self.slot_node.delta.extend_from_within(slot_from..slot_to);
             self.slot_site.extend_from_within(slot_from..slot_to);
             self.next_id = (n0 as usize + count) as u64;
-            for (k, &kind) in copy_kinds.iter().enumerate() {
-                let n = n0 + k as NodeId;
-                let (ni, nt) = self.shape[kind as usize];
-                let nb = self.first_slot[n as usize] as usize;
-                for s in 0..ni as usize {
-                    let x = self.slot_node.get(nb + s, n);
-                    if x >= CLOSED {
-                        continue;
-                    }
-                    self.processes += 1;
-                    if x >= n0 {
-                        continue;
-                    }
-                    // From an earlier node: fill its terminal site.
-                    let ts = self.slot_site[nb + s] as usize;
-                    let a = self.first_slot[x as usize] as usize
-                        + self.shape[self.kinds[x as usize] as usize].0 as usize
-                        + ts;
-                    self.slot_node.set_free(a, x, n);
-                    self.slot_site[a] = s as u8;
-                    fed(self, x, ts);
-                }
-                if src.end < n0 {
+            self.processes += processes;
+            // The processes from earlier nodes: their terminal sites filled, in the copy's order.
+            for (a, x, n, s, ts) in fills {
+                self.slot_node.set_free(a, x, n);
+                self.slot_site[a] = s;
+                fed(self, x, ts);
+            }
+            if src.end < n0 {
+                for (k, &kind) in copy_kinds.iter().enumerate() {
+                    let n = n0 + k as NodeId;
+                    let (ni, nt) = self.shape[kind as usize];
+                    let nb = self.first_slot[n as usize] as usize;
                     for t in nb + ni as usize..nb + (ni + nt) as usize {
                         let m = self.slot_node.get(t, n);
                         if m < CLOSED && m >= src.end + shift {
