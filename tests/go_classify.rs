@@ -1076,6 +1076,103 @@ fn positions_copied_make_the_struct_and_timeline_of_positions_perceived() {
     }
 }
 
+/// Level 0 carries the elements that stay quiet from one position to the next without visiting
+/// them (`persist` in the engine's timeline): the timeline is the one made when every quiet
+/// element is visited. Every level's delta at every position, every level-0 element's
+/// applications (with their steps and sets) and nodes, the holders of every level-0 match and
+/// primitive in the same order, and the count of element steps taken as images are the same, at
+/// full attention with one layer and two and in focus, and the timeline through the second thread;
+/// and with the last positions taken back and played again under a journal, which the set gives
+/// way to.
+#[test]
+fn persisting_elements_make_the_timeline_of_elements_visited() {
+    for path in &five_sample_games() {
+        let r = game(path);
+        let (first, last) = (&r.positions[0], last_moves(&r));
+        for (attention, layers, journal) in [
+            (Attention::Full, 1, false),
+            (Attention::Full, 2, true),
+            (Attention::FOCUS, 2, false),
+        ] {
+            let o = RecordOptions { attention, layers };
+            let new = |on: bool| {
+                let mut g = GoTimeline::new(setting().clone(), (first.cols(), first.rows()), o, Some(2)).unwrap();
+                g.persisting(on);
+                g
+            };
+            // The same positions, journal and positions taken back for both.
+            let run = |g: &mut GoTimeline| {
+                let deltas =
+                    |g: &GoTimeline| -> Vec<_> { g.timeline().levels().iter().map(|l| l.delta().clone()).collect() };
+                let mut seen = Vec::new();
+                let k = r.positions.len().saturating_sub(8).max(1);
+                for (i, (b, m)) in r.positions.iter().zip(&last).enumerate() {
+                    if journal && i == k {
+                        g.keep_journal(true);
+                    }
+                    g.push(b, *m).unwrap();
+                    seen.push(deltas(g));
+                }
+                if journal {
+                    for i in (k..r.positions.len()).rev() {
+                        g.undo(Some(&r.positions[i - 1])).unwrap();
+                    }
+                    g.keep_journal(false);
+                    for (i, (b, m)) in r.positions[k..].iter().zip(&last[k..]).enumerate() {
+                        g.push(b, *m).unwrap();
+                        seen[k + i] = deltas(g);
+                    }
+                }
+                seen
+            };
+            let (mut visited, mut carried) = (new(false), new(true));
+            let (seen, carried_seen) = (run(&mut visited), run(&mut carried));
+            let what = format!("{}, {attention:?}, {layers} layers", path.display());
+            assert_eq!(seen, carried_seen, "{what}: the deltas differ");
+            let (a, b) = (visited.timeline(), carried.timeline());
+            assert_eq!(a.repeat_counts(), b.repeat_counts(), "{what}");
+            // (In focus no position repeats the one before.)
+            assert_eq!(
+                a.repeat_counts().quiet > 0,
+                attention == Attention::Full,
+                "{what}: elements quiet"
+            );
+            let (la, lb) = (a.level(0), b.level(0));
+            assert_eq!(la.elements().len(), lb.elements().len(), "{what}");
+            for e in 0..la.elements().len() as u32 {
+                assert_eq!(
+                    la.applications_with_steps_and_sets(e),
+                    lb.applications_with_steps_and_sets(e),
+                    "{what}: element {e}"
+                );
+                assert_eq!(la.nodes(e), lb.nodes(e), "{what}: element {e}");
+            }
+            for m in 0..la.match_count() as u32 {
+                assert_eq!(la.match_holders(m), lb.match_holders(m), "{what}: match {m}");
+            }
+            for x in 0..a.strukt().len() as u32 {
+                assert_eq!(
+                    la.holders_of_node(x).to_vec(),
+                    lb.holders_of_node(x).to_vec(),
+                    "{what}: node {x}"
+                );
+            }
+            let json = |g: &GoTimeline| serde_json::to_string(&g.timeline_json(true)).unwrap();
+            assert!(json(&visited) == json(&carried), "{what}: the timelines differ");
+            let mut piped = new(true);
+            piped.push_all(&r.positions, &last).unwrap();
+            assert!(piped.timeline().steps_pipelined() > 0, "{what}");
+            if !journal {
+                assert_eq!(a.repeat_counts(), piped.timeline().repeat_counts(), "{what}");
+            }
+            assert!(
+                json(&visited) == json(&piped),
+                "{what}: the timelines differ through the second thread"
+            );
+        }
+    }
+}
+
 /// Three 19x19 sample games and two 9x9 ones (the routes compared on whole games).
 fn five_sample_games() -> Vec<PathBuf> {
     sample("tom-9d")

@@ -210,6 +210,11 @@ impl GoTimeline {
     pub fn find_repeats(&mut self, on: bool) {
         self.timeline.find_repeats(on);
     }
+    /// Whether level 0 carries the elements that stay quiet without visiting them
+    /// ([`Timeline::persisting`]; on by default, the classification the same either way).
+    pub fn persisting(&mut self, on: bool) {
+        self.timeline.persisting(on);
+    }
     /// Whether a position at full attention is perceived as a copy of the step before, its
     /// changed vertices' colours changed ([`Sensor::copy_steps`]; on by default, the struct and
     /// the classification the same either way).
@@ -677,5 +682,50 @@ impl GoTimeline {
         crate::ets::timeline::lives::lives(&self.timeline, last, forming, |level, e, t| {
             self.vertices(level, e, t).iter().map(|p| p.gtp(rows)).collect()
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::go::game::Replay;
+    use crate::go::sgf::Sgf;
+
+    /// With the persisting set on and off (`ets::timeline::persist`), every level-0 element has
+    /// the same state at every position of a real game: what the set keeps implicit (the step
+    /// of its last application and of its last run, of its latest primitive, its streak) read as
+    /// it would be written out, its open primitives, its state and its end.
+    #[test]
+    fn persisting_elements_have_the_state_of_visited_ones() {
+        let st = Arc::new(embedded_setting().1.expect("the embedded setting"));
+        let path = "tests/data/games/tom-9d/2005-01-8557986.sgf";
+        let sgf = Sgf::parse_bytes(std::fs::read(path).expect("a shipped game")).expect("a record");
+        let r = Replay::from_sgf(&sgf, 0, &[]).expect("a game");
+        let last: Vec<_> = std::iter::once(None).chain(r.moves.iter().map(|m| m.point)).collect();
+        let new = |on: bool| {
+            let mut g =
+                GoTimeline::new(st.clone(), r.info.size, RecordOptions::default(), Some(0)).expect("a timeline");
+            g.persisting(on);
+            g
+        };
+        let (mut visited, mut carried) = (new(false), new(true));
+        let mut persisted = 0;
+        for (b, m) in r.positions.iter().zip(&last) {
+            visited.push(b, *m).expect("a position");
+            carried.push(b, *m).expect("a position");
+            let (a, c) = (visited.timeline().level(0), carried.timeline().level(0));
+            assert_eq!(a.elements().len(), c.elements().len());
+            for e in 0..a.elements().len() as ElementId {
+                persisted += c.persists(e) as usize;
+                let (x, y) = (&a.elements()[e as usize], &c.elements()[e as usize]);
+                assert_eq!(a.written_out(e), c.written_out(e), "element {e}");
+                assert_eq!(
+                    (x.state, x.open, x.ended, x.end_kind, x.complete_at, x.runs.len()),
+                    (y.state, y.open, y.ended, y.end_kind, y.complete_at, y.runs.len()),
+                    "element {e}"
+                );
+            }
+        }
+        assert!(persisted > 100_000, "{persisted} element steps persisted");
     }
 }

@@ -205,11 +205,20 @@ pub(crate) struct ClassTable {
     /// Per constraint id: its starters as bits, one per class (`None` when the level has more
     /// classes than bits).
     pub starter_bits: Option<Vec<u64>>,
+    /// Per constraint id, while `starter_bits` is kept: the one class that may start with it,
+    /// [`SOLE_ANY`] when none may, [`SOLE_NONE`] when more than one may (or the bits are not
+    /// kept). An image of it that an element of that class takes starts nothing.
+    pub sole_starter: Vec<u16>,
     /// Per constraint id: its context part (for the constraints some class of the level uses).
     pub parts: Vec<Option<ContextPart>>,
     /// The constraints some class of the level uses or records, ascending.
     pub constraints: Vec<ConstraintId>,
 }
+
+/// [`ClassTable::sole_starter`]: no class may start with the constraint.
+pub const SOLE_ANY: u16 = u16::MAX - 1;
+/// [`ClassTable::sole_starter`]: more than one class may.
+pub const SOLE_NONE: u16 = u16::MAX;
 
 impl ClassTable {
     /// The classes of `level` in `setting`.
@@ -257,12 +266,22 @@ impl ClassTable {
                 .map(|ks| ks.iter().fold(0u64, |b, &k| b | 1u64 << k))
                 .collect()
         });
+        let sole_starter = starters
+            .iter()
+            .map(|ks| match (starter_bits.is_some(), ks.as_slice()) {
+                (false, _) => SOLE_NONE,
+                (true, []) => SOLE_ANY,
+                (true, &[k]) => k,
+                (true, _) => SOLE_NONE,
+            })
+            .collect();
         ClassTable {
             classes,
             users,
             recorders,
             starters,
             starter_bits,
+            sole_starter,
             parts,
             constraints,
         }

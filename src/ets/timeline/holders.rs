@@ -204,6 +204,21 @@ fn spill<T: Id>(s: &mut Slot<T>, spilled: &mut Vec<Vec<ElementId>>, e: T) {
     spilled.push(v);
 }
 
+fn copy_slot<T: Id>(slots: &mut Vec<Slot<T>>, spilled: &mut Vec<Vec<ElementId>>, from: usize, to: usize) {
+    cover(slots, from.max(to));
+    let s = slots[from];
+    debug_assert_eq!(slots[to].len, 0, "a node held already");
+    if s.len == SPILLED {
+        let v = spilled[s.spill_index()].clone();
+        let mut d = Slot::default();
+        d.spill_to(spilled.len());
+        spilled.push(v);
+        slots[to] = d;
+    } else {
+        slots[to] = s;
+    }
+}
+
 fn truncate_node<T: Id>(slots: &mut [Slot<T>], spilled: &mut [Vec<ElementId>], x: usize, len: usize) {
     let Some(s) = slots.get_mut(x) else {
         return;
@@ -287,6 +302,46 @@ impl NodeHolders {
         }
         self.get(x).contains(e)
     }
+    /// Whether every holder of node `x` passes `f`, and whether one does (`(false, false)`:
+    /// held by no one).
+    #[inline]
+    pub fn test(&self, x: usize, f: impl Fn(ElementId) -> bool) -> (bool, bool) {
+        let h = self.get(x);
+        if h.is_empty() {
+            return (false, false);
+        }
+        let n = h.iter().filter(|&e| f(e)).count();
+        (n == h.len(), n > 0)
+    }
+    /// Whether every holder of node `from` has its bit set in `bits` (a bit per element id),
+    /// and whether one has (`(false, false)`: held by no one); when every one has, node `to`
+    /// (held by no one) gets them ([`NodeHolders::copy_holders`]).
+    #[inline]
+    pub fn copy_if_set(&mut self, from: usize, to: usize, bits: &[u64]) -> (bool, bool) {
+        let set = |e: ElementId| bits.get(e as usize >> 6).is_some_and(|w| w >> (e & 63) & 1 == 1);
+        if let Slots::Narrow(v) = &mut self.slots
+            && let Some(&s) = v.get(from)
+            && s.len != SPILLED
+        {
+            let (mut all, mut any) = (s.len > 0, false);
+            for &id in &s.ids[..s.len as usize] {
+                let b = set(id as ElementId);
+                all &= b;
+                any |= b;
+            }
+            if all {
+                cover(v, to);
+                debug_assert_eq!(v[to].len, 0, "a node held already");
+                v[to] = s;
+            }
+            return (all, any);
+        }
+        let (all, any) = self.test(from, set);
+        if all {
+            self.copy_holders(from, to);
+        }
+        (all, any)
+    }
     /// Gives every node up to `x` a slot.
     #[inline]
     pub fn cover(&mut self, x: usize) {
@@ -324,6 +379,15 @@ impl NodeHolders {
         }
         for &x in xs {
             self.push(x as usize, e);
+        }
+    }
+    /// Node `to`, held by no one, gets the holders of node `from`, in the same order
+    /// (`super::persist`: a primitive held only by persisting elements has its image held by
+    /// them alike).
+    pub fn copy_holders(&mut self, from: usize, to: usize) {
+        match &mut self.slots {
+            Slots::Narrow(v) => copy_slot(v, &mut self.spilled, from, to),
+            Slots::Wide(v) => copy_slot(v, &mut self.spilled, from, to),
         }
     }
     /// Every slot to four bytes an id (an id that does not fit in two has come).

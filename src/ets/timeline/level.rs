@@ -135,16 +135,16 @@ impl Pending {
 
 /// Level 0: an element that took its images at a step ([`Level::quiet_steps`]).
 #[derive(Debug, Clone, Copy)]
-struct QuietEntry {
-    e: ElementId,
+pub(crate) struct QuietEntry {
+    pub(crate) e: ElementId,
     /// The range of its images in the list of the step's.
-    images: (u32, u32),
+    pub(crate) images: (u32, u32),
     /// The range of the primitives of the step they hold (each once, in the order the images
     /// hold them first) in the list of the step's.
-    fresh: (u32, u32),
+    pub(crate) fresh: (u32, u32),
     /// Its state and its number of applications then.
-    state: u32,
-    apps: u32,
+    pub(crate) state: u32,
+    pub(crate) apps: u32,
 }
 
 /// Level 0: the image of an application a quiet element takes ([`Level::quiet_steps`]).
@@ -153,16 +153,35 @@ pub(crate) struct Image {
     /// The match of this step.
     m: MatchId,
     /// The set it is applied through.
-    set: u8,
+    pub(crate) set: u8,
     /// Whether its constraint starts no class but the element's (the starts pass it by once it
     /// is taken: [`Level::take_images`]).
-    own_start: bool,
+    pub(crate) own_start: bool,
     /// The match of the step before it is the image of.
     original: MatchId,
     /// Its latest primitive (where it is anchored).
-    anchor: NodeId,
+    pub(crate) anchor: NodeId,
     /// Its place among the matches anchored there (the same in every image of one original).
-    rank: u32,
+    pub(crate) rank: u32,
+}
+
+impl Image {
+    /// Match `m` anchored at `anchor` with `rank` there, taken through `set` (its original not
+    /// kept: an entry of the step before, [`super::persist`]).
+    pub(crate) fn new(m: MatchId, set: u8, own_start: bool, anchor: NodeId, rank: u32) -> Image {
+        Image {
+            m,
+            set,
+            own_start,
+            original: m,
+            anchor,
+            rank,
+        }
+    }
+    /// Its match, rank, anchor, and whether its constraint starts no class but the element's.
+    pub(crate) fn parts(&self) -> (MatchId, u32, NodeId, bool) {
+        (self.m, self.rank, self.anchor, self.own_start)
+    }
 }
 
 /// An element's state before a step changed it (for undo).
@@ -371,9 +390,9 @@ pub struct Level {
     /// Level 0: the elements that took their images at step `quiet_at`, in id order, each with
     /// its range in `quiet_images`, its state and its number of applications then: at the next
     /// step, one of them that has not changed since has those images as its last run.
-    quiet_prev: Vec<QuietEntry>,
-    quiet_images: Vec<Image>,
-    quiet_fresh: Vec<NodeId>,
+    pub(crate) quiet_prev: Vec<QuietEntry>,
+    pub(crate) quiet_images: Vec<Image>,
+    pub(crate) quiet_fresh: Vec<NodeId>,
     /// The three lists above as they were a step earlier, emptied: reused, so that a step does
     /// not grow new ones.
     quiet_spare: (Vec<QuietEntry>, Vec<Image>, Vec<NodeId>),
@@ -405,7 +424,7 @@ pub struct Level {
     /// must look at. A match a quiet element took as an image, of a constraint that only the
     /// element's class starts with, is clear: a living element of that class holds it when the
     /// starts are tried (level 0 ends none before), so it starts nothing ([`Level::take_images`]).
-    start_due: Vec<u64>,
+    pub(crate) start_due: Vec<u64>,
     /// Level n ≥ 1, while an element begun from a start is derived (most are floods through a
     /// region, and ask at every join whether they hold a node): that element, and per node,
     /// whether it holds it (`flood_mark[x] == flood_gen`). `NONE` outside such a derivation.
@@ -424,6 +443,8 @@ pub struct Level {
     pub(crate) anchors: super::runs::Anchors,
     /// Level 0: each step's first primitive (what finds the images of [`super::runs`]).
     pub(crate) starts: Vec<NodeId>,
+    /// Level 0: the elements carried from step to step without a visit ([`super::persist`]).
+    pub(crate) pers: super::persist::Persisting,
 }
 
 impl Level {
@@ -480,6 +501,7 @@ impl Level {
                 a
             },
             starts: Vec::new(),
+            pers: Default::default(),
         }
     }
     /// The level's number.
@@ -599,7 +621,8 @@ impl Level {
             + (self.quiet_images.capacity() + self.quiet_spare.1.capacity()) * image
             + (self.quiet_fresh.capacity() + self.quiet_spare.2.capacity()) * 4
             + self.id_bits.capacity() * 8
-            + self.cands.capacity() * 4;
+            + self.cands.capacity() * 4
+            + self.pers.heap_bytes();
         fn spill<const N: usize>(v: &Vec<SmallVec<[u32; N]>>) -> usize {
             v.capacity() * std::mem::size_of::<SmallVec<[u32; N]>>()
                 + v.iter()
@@ -793,6 +816,10 @@ impl Level {
     /// [`Level::touch`] at the first change of `e` at this step.
     #[inline(never)]
     fn touch_first(&mut self, cx: &mut StepCtx, e: ElementId) {
+        // A persisting element is written out first (it leaves the set).
+        if self.persists(e) {
+            self.materialize(e);
+        }
         let el = &mut self.elems[e as usize];
         if el.touched != NONE && el.touched < cx.t && cx.journal.is_some() {
             let snap = ElemSnap {
@@ -1628,7 +1655,8 @@ impl Level {
         self.quiet_steps(cx);
         let n_old = self.elems.len() as ElementId;
         // Level 0 with quiet elements: the passes below visit only the matches marked for them.
-        self.marking = cx.level0 && cx.seeds.is_some() && !self.quiet_list.is_empty();
+        self.marking =
+            cx.level0 && cx.seeds.is_some() && (!self.quiet_list.is_empty() || self.pers.members().next().is_some());
         if self.marking {
             self.mark_routes(cx, end);
         }
@@ -1900,7 +1928,16 @@ impl Level {
     /// pass, the recorded matches and the merge scan pass it by.
     #[inline]
     fn is_quiet(&self, e: ElementId) -> bool {
-        self.quiet_mark.get(e as usize).copied().unwrap_or(false)
+        self.quiet_mark.get(e as usize).copied().unwrap_or(false) || self.persists(e)
+    }
+
+    /// Element `e` took its images at this step ([`Level::is_quiet`]).
+    pub(crate) fn mark_quiet(&mut self, e: ElementId) {
+        if self.quiet_mark.len() <= e as usize {
+            self.quiet_mark.resize(self.elems.len(), false);
+        }
+        self.quiet_mark[e as usize] = true;
+        self.quiet_list.push(e);
     }
 
     /// Level 0, before the routing pass: the elements whose runs of applications have repeated
@@ -1938,13 +1975,24 @@ impl Level {
         if !cx.level0 || t < cx.span + 2 {
             return;
         }
+        // The persisting elements take their images ([`super::persist`]).
+        self.persist_bulk(cx);
         let mut cands = std::mem::take(&mut self.touched_prev);
-        sort_ids(&mut cands, &mut self.id_bits);
-        // The elements quiet at t−1, when the last step to run this was t−1.
+        // The elements quiet at t−1, when the last step to run this was t−1, with those that
+        // left the set or are on its boundary.
         let prev_list = std::mem::take(&mut self.quiet_prev);
-        let prev_images = std::mem::take(&mut self.quiet_images);
-        let prev_fresh = std::mem::take(&mut self.quiet_fresh);
-        let prev: &[QuietEntry] = if self.quiet_at == t - 1 { &prev_list } else { &[] };
+        let mut prev_images = std::mem::take(&mut self.quiet_images);
+        let mut prev_fresh = std::mem::take(&mut self.quiet_fresh);
+        let merged = {
+            let prev: &[QuietEntry] = if self.quiet_at == t - 1 { &prev_list } else { &[] };
+            match cx.shifts {
+                Some(sh) => self.persist_visits(t, sh, prev, &mut prev_images, &mut prev_fresh, &mut cands),
+                None => prev.to_vec(),
+            }
+        };
+        sort_ids(&mut cands, &mut self.id_bits);
+        let prev: &[QuietEntry] = &merged;
+        let d_step = sigma.constant().1;
         let mut pi = 0;
         let (mut next, mut imgs, mut fresh_all) = std::mem::take(&mut self.quiet_spare);
         next.clear();
@@ -1963,6 +2011,27 @@ impl Level {
         // holders of this step's primitives and matches only, which no later check reads.
         cx.quiet = true;
         for &e in &cands {
+            if self.persists(e) {
+                // Quiet without a visit, unless on the boundary: then it takes what the set did not.
+                if self.on_boundary(e) {
+                    while prev.get(pi).is_some_and(|p| p.e < e) {
+                        pi += 1;
+                    }
+                    if let Some(p) = prev.get(pi).filter(|p| p.e == e) {
+                        let (i, f) = (p.images, p.fresh);
+                        self.take_mixed(
+                            cx,
+                            e,
+                            &prev_images[i.0 as usize..i.1 as usize],
+                            &prev_fresh[f.0 as usize..f.1 as usize],
+                            d_step,
+                        );
+                    } else {
+                        debug_assert!(false, "a persisting element on the boundary without its entry");
+                    }
+                }
+                continue;
+            }
             let Some(el) = self.elems.get(e as usize) else {
                 continue;
             };
@@ -2125,17 +2194,15 @@ impl Level {
                 state: el.state,
                 apps: el.apps.len() as u32,
             });
-            if self.quiet_mark.len() <= e as usize {
-                self.quiet_mark.resize(self.elems.len(), false);
-            }
-            self.quiet_mark[e as usize] = true;
-            self.quiet_list.push(e);
+            self.mark_quiet(e);
             let el = &mut self.elems[e as usize];
             el.rep_at = t;
             el.rep_len += 1;
             self.quiet_count += 1;
         }
         cx.quiet = false;
+        self.persist_end(merged);
+        self.persist_closed(cx);
         cands.clear();
         self.touched_prev = cands;
         self.quiet_prev = next;
@@ -2429,7 +2496,10 @@ impl Level {
             v.sort_unstable();
             v.dedup();
         }
-        // (At level 0 nearly every living element is extended at each step.)
+        // (At level 0 nearly every living element is extended at each step: those that persist
+        // are not visited.)
+        d.extended.extend(self.pers.members());
+        self.pers.taken = false;
         sort_ids(&mut d.extended, &mut self.id_bits);
         d.forked.sort_unstable();
         d.merged.sort_unstable();

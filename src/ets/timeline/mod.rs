@@ -27,6 +27,7 @@ mod journal;
 pub mod level;
 pub mod lives;
 mod memo;
+mod persist;
 mod pipeline;
 mod repeats;
 mod runs;
@@ -356,6 +357,13 @@ impl Timeline {
     /// measuring and testing.
     pub fn find_repeats(&mut self, on: bool) {
         self.repeats.off = !on;
+    }
+    /// Whether level 0 carries the elements that stay quiet from one step to the next without
+    /// visiting them (on by default, while no journal is kept; the timeline is the same either
+    /// way: see the `persist` module). Off, every quiet element is visited at every step: for
+    /// measuring and testing.
+    pub fn persisting(&mut self, on: bool) {
+        self.levels[0].pers.off = !on;
     }
     /// What level 0 found of repeats, over every step (steps taken back included).
     pub fn repeat_counts(&self) -> RepeatCounts {
@@ -780,12 +788,15 @@ impl Timeline {
         }
         // Earlier primitives sealed at this step: their holders have one open primitive less.
         // (Their holders listed first, in one list: about every element at full attention.)
+        // The persisting elements are carried to this step first ([`persist`]): one of them
+        // loses an open primitive without a touch.
+        lv.persist_begin(&cx);
         let mut losing: Vec<ElementId> = Vec::new();
         for &x in &self.sealed {
             losing.extend(lv.holders_of_node(x).iter());
         }
         for e in losing {
-            lv.lose_open(&mut cx, e);
+            lv.seal_holder(&mut cx, e);
         }
         lv.derive(&mut cx, &[]);
         // Elements that can no longer grow end: now, or at the next step if they began at this one

@@ -331,6 +331,20 @@ impl<'a> Images<'a> {
             len,
         }
     }
+    /// The image at step t of primitive `p` of step t−1, when it is clean.
+    #[inline]
+    pub(crate) fn clean_image(&self, p: NodeId) -> Option<NodeId> {
+        if p < self.s1 || p >= self.s0 {
+            return None;
+        }
+        let n = p - self.s1 + self.s0;
+        (n < self.len && self.repeats.is_clean(self.s0, n)).then_some(n)
+    }
+    /// The first node of step t−1 and of step t, and the node after the last of t.
+    #[inline]
+    pub(crate) fn bounds(&self) -> (NodeId, NodeId, NodeId) {
+        (self.s1, self.s0, self.len)
+    }
     /// The image at step t of the match formed at t−1 anchored (its latest node) at `p` with
     /// rank `rank` there (the match `rank` places after the first anchored at `p`), when the
     /// image of `p` is clean.

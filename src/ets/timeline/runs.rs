@@ -208,8 +208,12 @@ impl Level {
     /// at `t`).
     pub(crate) fn run_apps_at(&self, e: ElementId, t: u32, sh: Shifts) -> Option<RunApps> {
         let el = &self.elems[e as usize];
-        // The last entry whose (last) step is `t` or later.
-        let k = el.runs.partition_point(|r| r.0 < t);
+        // The last entry whose (last) step is `t` or later (the last of a persisting element's
+        // goes on to the step the set took its images at: [`super::persist`]).
+        let mut k = el.runs.partition_point(|r| r.0 < t);
+        if k == el.runs.len() && k > 0 && self.persists(e) && t <= self.pers.at {
+            k -= 1;
+        }
         let &(tk, x) = el.runs.get(k)?;
         let mut out = RunApps::new();
         if !Elem::is_image((tk, x)) {
@@ -239,7 +243,7 @@ impl Level {
         // offset in its step, set), found once for every step of an entry.
         let mut tpl: SmallVec<[(MatchId, u32, u8); 8]> = SmallVec::new();
         for k in 0..el.runs.len() {
-            let (t, x) = el.runs[k];
+            let (t, x) = self.run_entry(e, k);
             buf.clear();
             if Elem::is_image((t, x)) {
                 let (s, r) = template.clone().expect("an image run follows a written one");
@@ -355,7 +359,7 @@ impl Level {
         let mut template: Option<(u32, std::ops::Range<usize>)> = None;
         let mut tn: Vec<NodeId> = Vec::new();
         for k in 0..el.runs.len() {
-            let (t, x) = el.runs[k];
+            let (t, x) = self.run_entry(e, k);
             if !Elem::is_image((t, x)) {
                 template = Some((t, el.written(k)));
                 continue;
@@ -516,10 +520,16 @@ mod tests {
     fn image_runs_read_as_the_runs_written_out_and_write_out_to_them() {
         let (images, found) = (chain(20, true), chain(20, false));
         assert!(images.repeat_counts().quiet > 0, "{:?}", images.repeat_counts());
-        let (lv, plain) = (images.level(0), found.level(0));
+        let (carried, plain) = (images.level(0), found.level(0));
+        assert!((0..carried.elements().len() as ElementId).any(|e| carried.persists(e)));
+        // The elements that persist written out (`super::persist`), their lists the same.
+        let mut settled = carried.clone();
+        settled.settle();
+        let lv = &settled;
         assert_eq!(lv.elements().len(), plain.elements().len());
         let mut kept = 0;
         for e in 0..lv.elements().len() as ElementId {
+            assert_eq!(lists(carried, e), lists(plain, e), "element {e}");
             assert_eq!(lists(lv, e), lists(plain, e), "element {e}");
             assert!(!plain.element(e).has_images());
             if !lv.element(e).runs.last().is_some_and(|&r| Elem::is_image(r)) {

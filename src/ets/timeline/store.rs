@@ -407,6 +407,30 @@ impl MatchStore {
             std::slice::from_ref(h)
         }
     }
+    /// Whether every holder of `m` passes `f`, and whether one does (`(false, false)`: held by
+    /// no one).
+    #[inline]
+    pub fn holders_test(&self, m: MatchId, f: impl Fn(ElementId) -> bool) -> (bool, bool) {
+        let h = self.holder[m as usize];
+        if h == NONE {
+            (false, false)
+        } else if h & (MULTI | PAIR) == 0 {
+            let a = f(h);
+            (a, a)
+        } else if h & PAIR != 0 {
+            let [a, b] = self.pairs[(h & INDEX) as usize];
+            let (a, b) = (f(a), f(b));
+            (a & b, a | b)
+        } else {
+            let (mut all, mut any) = (true, false);
+            for &e in &self.multi[(h & INDEX) as usize] {
+                let b = f(e);
+                all &= b;
+                any |= b;
+            }
+            (all, any)
+        }
+    }
     /// The raw holder word of `m` (for the journal).
     #[inline]
     pub fn holder_word(&self, m: MatchId) -> u32 {
@@ -466,6 +490,21 @@ impl MatchStore {
             return;
         }
         self.add_holder(m, e);
+    }
+    /// Match `m`, held by no one, gets the holders of match `like`, in the same order: the same
+    /// word for one holder or a pair (pairs never change once made), a list of its own for more.
+    pub fn copy_holders(&mut self, m: MatchId, like: MatchId) {
+        let w = self.holder[like as usize];
+        debug_assert_eq!(self.holder[m as usize], NONE, "a match held already");
+        if w != NONE && w & MULTI != 0 {
+            let v = self.multi[(w & INDEX) as usize].clone();
+            let i = self.multi.len() as u32;
+            grow(&mut self.multi, 1);
+            self.multi.push(v);
+            self.holder[m as usize] = MULTI | i;
+        } else {
+            self.holder[m as usize] = w;
+        }
     }
     /// Removes `e` from the holders of `m` (a stillborn element, added at the current step: the
     /// entries before it, which the journal's lengths keep, do not move).

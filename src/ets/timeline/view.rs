@@ -83,7 +83,7 @@ impl Snapshot {
                     }
                 })
                 .collect();
-            if k == 0 && light && listed.iter().all(|&e| lv.element(e).applied_at <= t) {
+            if k == 0 && light && listed.iter().all(|&e| lv.applied_at(e) <= t) {
                 let sizes = (setting.classes().len(), setting.constraints().len());
                 let (level, listed) = level0_whole(lv, listed, t, sizes);
                 index_below = listed.iter().enumerate().map(|(i, &e)| (e, i as NodeId)).collect();
@@ -107,7 +107,7 @@ impl Snapshot {
                 let el = lv.element(e);
                 let mut applications: Vec<Application> = Vec::with_capacity(if light { 0 } else { el.apps.len() });
                 let mut nodes: Vec<NodeId> = Vec::with_capacity(el.nodes.len());
-                if light && el.applied_at <= t {
+                if light && lv.applied_at(e) <= t {
                     // Level 0, an element that made every application by `t` (the last step of a
                     // timeline classified up to one position, always): its nodes are the element's
                     // own list (each joined once, with the application that brought it), its

@@ -1,0 +1,637 @@
+//! Level 0's persisting elements: class elements (§3.4.2) quiet at the step before that stay
+//! quiet, carried from step to step without being visited (§5.1.1, the formative history of an
+//! element kept as it grows; `docs/design-repeats.md`, "As built (twenty-third session)").
+//!
+//! An element *persists* at step t when it took its images at t−1 ([`Level::quiet_steps`](super::level))
+//! and nothing near it changed: at t it takes the images of what it took at t−1, and the quiet
+//! pass would find so by reading its lists. Here it is found from the change instead, and the
+//! element is not visited.
+//! - **Who stops persisting.** An element quiet at t−1 is quiet at t, taking the images of its
+//!   run at t−1, unless (the checks of the quiet pass for an element quiet at t−1 and unchanged
+//!   since) a match of t that is not an image holds an earlier primitive it holds (`dirty_old`),
+//!   or one of its primitives of t−1 has an image that is missing, not clean, or held by such a
+//!   match; or its streak is shorter than the span of this step's matches asks; or something
+//!   else touched it. The first two are read from the holders of those primitives, so the cost
+//!   is proportional to the change. An element that leaves is visited by the quiet pass as
+//!   before (it may still be quiet), from the images and primitives kept here.
+//! - **What is implicit while it persists.** Its `applied_at`, the last step of its last image
+//!   run, its `last`, `rep_at` and `rep_len` are those of the step the set took its images at
+//!   (`Persisting::at`): [`Level::run_entry`] and [`Level::applied_at`] read them so, and
+//!   [`Level::materialize`] writes them out when it leaves (the first touch of an element does
+//!   it). It is not touched, so it is not in the journal (the set is kept only while no journal
+//!   is), nor in the next step's candidates; the delta lists it as extended (`finish_delta`).
+//! - **Its holders.** A match of t−1 held only by persisting elements has its image held by
+//!   them, in the same order, and a primitive of t−1 so held its image likewise: the holder word
+//!   or slot is copied ([`Level::persist_bulk`]), with the open terminal sites the primitive
+//!   brings and the starts it is passed by. A match or primitive also held by an element that does
+//!   not persist is a *boundary*: its persisting holders add themselves one by one, in id order
+//!   with the elements the quiet pass visits ([`Level::take_mixed`]), so every list is the one the
+//!   visits would make.
+//! - **Open terminal sites.** A primitive sealed at t takes one from each holder at once, without
+//!   a touch, and a copied primitive gives its own to each holder; an element left with none
+//!   once the set has taken its images is touched, so that it ends as a visited one would.
+//!
+//! `Timeline::persisting(false)` visits every quiet element (the tests compare the two routes'
+//! holders, lists and deltas), `Timeline::find_repeats(false)` derives everything, and
+//! `scripts/compare-json.sh` compares the outputs with a build before the set.
+
+use super::classes::{SOLE_ANY, SOLE_NONE};
+use super::level::{Elem, Image, Level, QuietEntry, StepCtx};
+use super::runs::Shifts;
+use crate::ets::ids::{ElementId, NONE, NodeId};
+use smallvec::SmallVec;
+
+/// One image of a persisting element's run: where it is anchored, as an offset in its step,
+/// and its place among the matches anchored there.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PImage {
+    rank: u32,
+    off: u32,
+    set: u8,
+    own_start: bool,
+}
+
+/// Level 0's persisting elements.
+#[derive(Debug, Clone)]
+pub(crate) struct Persisting {
+    /// A bit per element: it persists.
+    bits: Vec<u64>,
+    /// The elements that persist, in id order (one whose bit is clear has left).
+    list: Vec<ElementId>,
+    /// The last step the set took its images at (`NONE`: none yet).
+    pub(crate) at: u32,
+    /// Whether the set has taken its images at the current step.
+    pub(crate) taken: bool,
+    /// The span of the step the set was last carried to.
+    span: u32,
+    /// Per element: the ranges of its images and of its primitives of the step in `imgs` and
+    /// `fresh`.
+    entry: Vec<[u32; 4]>,
+    imgs: Vec<PImage>,
+    /// Its primitives of the step, as offsets in the step.
+    fresh: Vec<u32>,
+    /// Entries of `imgs` and `fresh` that belong to elements in the set.
+    live: usize,
+    /// The elements that left at this step before the quiet pass (it visits them).
+    pub(crate) leavers: Vec<ElementId>,
+    /// The persisting elements holding a boundary match or primitive at this step, and a bit each.
+    boundary: Vec<ElementId>,
+    bbits: Vec<u64>,
+    /// Scratch: the entries the quiet pass reads.
+    merged: Vec<QuietEntry>,
+    /// Persisting elements left with no open primitive by the sealed ones at this step.
+    zeros: Vec<ElementId>,
+    /// Whether the elements that left at this step took their images at the step before (their
+    /// entries are of it).
+    left_quiet: bool,
+    /// Kept off: every quiet element is visited ([`super::Timeline::persisting`]).
+    pub(crate) off: bool,
+}
+
+impl Default for Persisting {
+    fn default() -> Self {
+        Persisting {
+            bits: Vec::new(),
+            list: Vec::new(),
+            at: NONE,
+            taken: false,
+            span: 0,
+            entry: Vec::new(),
+            imgs: Vec::new(),
+            fresh: Vec::new(),
+            live: 0,
+            leavers: Vec::new(),
+            boundary: Vec::new(),
+            bbits: Vec::new(),
+            merged: Vec::new(),
+            zeros: Vec::new(),
+            left_quiet: false,
+            off: false,
+        }
+    }
+}
+
+#[inline]
+fn bit(v: &[u64], e: ElementId) -> bool {
+    v.get(e as usize / 64).is_some_and(|w| w >> (e % 64) & 1 == 1)
+}
+
+#[inline]
+fn set_bit(v: &mut Vec<u64>, e: ElementId) {
+    let i = e as usize / 64;
+    if v.len() <= i {
+        v.resize(i + 1, 0);
+    }
+    v[i] |= 1 << (e % 64);
+}
+
+#[inline]
+fn clear_bit(v: &mut [u64], e: ElementId) {
+    if let Some(w) = v.get_mut(e as usize / 64) {
+        *w &= !(1 << (e % 64));
+    }
+}
+
+impl Persisting {
+    /// Whether element `e` persists.
+    #[inline]
+    pub(crate) fn has(&self, e: ElementId) -> bool {
+        bit(&self.bits, e)
+    }
+    /// The elements in the set, in id order.
+    pub(crate) fn members(&self) -> impl Iterator<Item = ElementId> + '_ {
+        self.list.iter().copied().filter(|&e| self.has(e))
+    }
+    /// Heap bytes held.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        (self.bits.capacity() + self.bbits.capacity()) * 8
+            + (self.list.capacity() + self.leavers.capacity() + self.boundary.capacity()) * 4
+            + self.entry.capacity() * 16
+            + self.imgs.capacity() * std::mem::size_of::<PImage>()
+            + self.fresh.capacity() * 4
+            + self.merged.capacity() * std::mem::size_of::<QuietEntry>()
+    }
+}
+
+impl Level {
+    /// Whether element `e` persists ([`super::persist`]).
+    #[inline]
+    pub(crate) fn persists(&self, e: ElementId) -> bool {
+        self.pers.has(e)
+    }
+
+    /// The last step element `e` made an application at (while it persists, the step the set
+    /// took its images at).
+    pub(crate) fn applied_at(&self, e: ElementId) -> u32 {
+        if self.persists(e) {
+            self.pers.at
+        } else {
+            self.elems[e as usize].applied_at
+        }
+    }
+
+    /// Run `k` of element `e`: `(step, …)` as `Elem::runs` keeps it, but for the last run of a
+    /// persisting element, whose images last to the step the set took its images at.
+    #[inline]
+    pub(crate) fn run_entry(&self, e: ElementId, k: usize) -> (u32, u32) {
+        let el = &self.elems[e as usize];
+        let r = el.runs[k];
+        if k + 1 == el.runs.len() && self.persists(e) {
+            (self.pers.at, r.1)
+        } else {
+            r
+        }
+    }
+
+    /// Element `e`'s `applied_at`, `last`, `rep_at`, `rep_len` and the step of its last run, as
+    /// [`Level::materialize`] would write them out while it persists.
+    pub(crate) fn written_out(&self, e: ElementId) -> [u32; 5] {
+        let el = &self.elems[e as usize];
+        let last_run = el.runs.len().checked_sub(1).map_or(NONE, |k| self.run_entry(e, k).0);
+        if !self.persists(e) {
+            return [el.applied_at, el.last, el.rep_at, el.rep_len, last_run];
+        }
+        let at = self.pers.at;
+        let [_, _, f0, f1] = self.pers.entry[e as usize];
+        let last = if f1 > f0 { at } else { el.last };
+        [at, last, at, el.rep_len + (at - el.rep_at), last_run]
+    }
+
+    /// Takes element `e` out of the set, writing out what was implicit as of the step the set
+    /// last took its images at.
+    pub(crate) fn materialize(&mut self, e: ElementId) {
+        let [applied_at, last, rep_at, rep_len, last_run] = self.written_out(e);
+        let [i0, i1, f0, f1] = self.pers.entry[e as usize];
+        let el = &mut self.elems[e as usize];
+        el.applied_at = applied_at;
+        if let Some(r) = el.runs.last_mut() {
+            debug_assert!(Elem::is_image(*r), "a persisting element's last run is kept as images");
+            r.0 = last_run;
+        }
+        el.last = last;
+        el.rep_at = rep_at;
+        el.rep_len = rep_len;
+        clear_bit(&mut self.pers.bits, e);
+        self.pers.live = self.pers.live.saturating_sub((i1 - i0 + f1 - f0) as usize);
+        if self.pers.taken {
+            // It took its images at this step: extended and quiet at it, as a visited one is.
+            self.delta.extended.push(e);
+            self.mark_quiet(e);
+        }
+    }
+
+    /// Element `e` leaves the set before the quiet pass, which visits it.
+    fn leave(&mut self, e: ElementId) {
+        self.materialize(e);
+        self.pers.leavers.push(e);
+    }
+
+    /// Every element leaves the set, written out (between steps: what was implicit becomes
+    /// explicit, nothing else changes).
+    #[cfg(test)]
+    pub(crate) fn settle(&mut self) {
+        debug_assert!(!self.pers.taken, "between steps");
+        let list = std::mem::take(&mut self.pers.list);
+        for &e in &list {
+            if self.persists(e) {
+                self.materialize(e);
+            }
+        }
+    }
+
+    /// Every element leaves the set.
+    fn dissolve(&mut self) {
+        let list = std::mem::take(&mut self.pers.list);
+        for &e in &list {
+            if self.persists(e) {
+                self.leave(e);
+            }
+        }
+        self.pers.list = list;
+        self.pers.list.clear();
+    }
+
+    /// Level 0, at the beginning of step t (before the sealed primitives are counted): carries
+    /// the set from t−1 to t. The elements quiet at t−1 join it (those the quiet pass would
+    /// read as quiet at t−1 and unchanged since), and the holders of the primitives near the
+    /// change leave it. Without a quiet pass at t, or with a journal kept, every one leaves.
+    pub(crate) fn persist_begin(&mut self, cx: &StepCtx) {
+        let t = cx.t;
+        self.pers.leavers.clear();
+        self.pers.zeros.clear();
+        self.pers.taken = false;
+        self.pers.left_quiet = t >= 1 && self.pers.at == t - 1;
+        if self.pers.list.is_empty() {
+            self.pers.imgs.clear();
+            self.pers.fresh.clear();
+            self.pers.live = 0;
+        }
+        let quiet_runs = cx.level0 && cx.image.is_some() && cx.shift.is_some() && t >= cx.span + 2;
+        let carry = quiet_runs
+            && !self.pers.off
+            && cx.journal.is_none()
+            && self.quiet_at == t - 1
+            && (self.pers.list.is_empty() || self.pers.at == t - 1);
+        if !carry {
+            self.dissolve();
+            return;
+        }
+        let (Some(image), Some(sh)) = (cx.image, cx.shifts) else {
+            return;
+        };
+        self.pers.at = t - 1;
+        let span = cx.span;
+        // A longer span asks for longer streaks.
+        if span > self.pers.span {
+            for i in 0..self.pers.list.len() {
+                let e = self.pers.list[i];
+                let el = &self.elems[e as usize];
+                if self.persists(e) && el.rep_len + (t - 1 - el.rep_at) < span + 2 {
+                    self.leave(e);
+                }
+            }
+        }
+        self.pers.span = span;
+        // The elements quiet at t−1 that the quiet pass would take as quiet then and unchanged.
+        let s1 = sh.starts[t as usize - 1];
+        let young = |s: u32| s != NONE && s + 1 >= t;
+        let prev = std::mem::take(&mut self.quiet_prev);
+        let mut added: Vec<ElementId> = Vec::new();
+        for p in &prev {
+            let el = &self.elems[p.e as usize];
+            if el.ended != NONE
+                || el.stillborn
+                || !el.pending.is_empty()
+                || young(el.created)
+                || young(el.stepped)
+                || el.applied_at != t - 1
+                || el.rep_at != t - 1
+                || el.rep_len < span + 2
+                || el.state != p.state
+                || el.apps.len() as u32 != p.apps
+            {
+                continue;
+            }
+            let i0 = self.pers.imgs.len() as u32;
+            for img in &self.quiet_images[p.images.0 as usize..p.images.1 as usize] {
+                self.pers.imgs.push(PImage {
+                    rank: img.rank,
+                    off: img.anchor - s1,
+                    set: img.set,
+                    own_start: img.own_start,
+                });
+            }
+            let f0 = self.pers.fresh.len() as u32;
+            for &x in &self.quiet_fresh[p.fresh.0 as usize..p.fresh.1 as usize] {
+                self.pers.fresh.push(x - s1);
+            }
+            let (i1, f1) = (self.pers.imgs.len() as u32, self.pers.fresh.len() as u32);
+            if self.pers.entry.len() <= p.e as usize {
+                self.pers.entry.resize(self.elems.len(), [0; 4]);
+            }
+            self.pers.entry[p.e as usize] = [i0, i1, f0, f1];
+            self.pers.live += (i1 - i0 + f1 - f0) as usize;
+            set_bit(&mut self.pers.bits, p.e);
+            added.push(p.e);
+        }
+        self.quiet_prev = prev;
+        // Who leaves: a holder of an earlier primitive held by a match that is not an image, or
+        // of a primitive of t−1 whose image is missing, not clean, or held by such a match.
+        let mut out: SmallVec<[ElementId; 16]> = SmallVec::new();
+        for &x in cx.dirty_old {
+            out.extend(self.node_holders.get(x as usize).iter());
+        }
+        let (s1, s0, _) = image.bounds();
+        for x in s1..s0 {
+            let calm = image.clean_image(x).is_some_and(|y| {
+                let i = (y - s0) as usize;
+                cx.dirty_new[i / 64] >> (i % 64) & 1 == 0
+            });
+            if !calm {
+                out.extend(self.node_holders.get(x as usize).iter());
+            }
+        }
+        for e in out {
+            if self.persists(e) {
+                self.leave(e);
+            }
+        }
+        // The set in id order.
+        let old = std::mem::take(&mut self.pers.list);
+        let mut list = Vec::with_capacity(old.len() + added.len());
+        let (mut i, mut j) = (0, 0);
+        while i < old.len() || j < added.len() {
+            let e = if j >= added.len() || (i < old.len() && old[i] < added[j]) {
+                i += 1;
+                old[i - 1]
+            } else {
+                j += 1;
+                added[j - 1]
+            };
+            if self.persists(e) && list.last() != Some(&e) {
+                list.push(e);
+            }
+        }
+        self.pers.list = list;
+    }
+
+    /// Keeps only the entries of the elements in the set.
+    fn compact_persisting(&mut self) {
+        let (imgs, fresh) = (
+            std::mem::take(&mut self.pers.imgs),
+            std::mem::take(&mut self.pers.fresh),
+        );
+        let mut live = 0;
+        for i in 0..self.pers.list.len() {
+            let e = self.pers.list[i];
+            if !self.persists(e) {
+                continue;
+            }
+            let [i0, i1, f0, f1] = self.pers.entry[e as usize];
+            let (n0, g0) = (self.pers.imgs.len() as u32, self.pers.fresh.len() as u32);
+            self.pers.imgs.extend_from_slice(&imgs[i0 as usize..i1 as usize]);
+            self.pers.fresh.extend_from_slice(&fresh[f0 as usize..f1 as usize]);
+            self.pers.entry[e as usize] = [n0, n0 + i1 - i0, g0, g0 + f1 - f0];
+            live += (i1 - i0 + f1 - f0) as usize;
+        }
+        self.pers.live = live;
+    }
+
+    /// A primitive held by element `e` was sealed at this step: `e` has one primitive with an
+    /// open terminal site less. A persisting element is not touched (one left with none is
+    /// looked at once the set has taken its images: [`Level::persist_closed`]).
+    pub(crate) fn seal_holder(&mut self, cx: &mut StepCtx, e: ElementId) {
+        if self.persists(e) {
+            let el = &mut self.elems[e as usize];
+            el.open = el.open.saturating_sub(1);
+            if el.open == 0 {
+                self.pers.zeros.push(e);
+            }
+        } else {
+            self.lose_open(cx, e);
+        }
+    }
+
+    /// Level 0, first in the quiet pass at step t: the set takes its images. Each match and
+    /// primitive of t−1 held only by persisting elements has its image held by them alike (its
+    /// holder word or slot copied), with what each image brings; one held by persisting elements
+    /// and others names its persisting holders as the boundary ([`Level::take_mixed`]).
+    #[inline(never)]
+    pub(crate) fn persist_bulk(&mut self, cx: &StepCtx) {
+        self.pers.boundary.clear();
+        self.pers.at = cx.t;
+        self.pers.taken = true;
+        if self.pers.list.is_empty() {
+            return;
+        }
+        let (Some(image), Some(sh)) = (cx.image, cx.shifts) else {
+            return;
+        };
+        let anchors = sh.anchors;
+        let (s1, s0, _) = image.bounds();
+        let mut mixed: SmallVec<[(bool, u32); 16]> = SmallVec::new();
+        let mut next_a = None;
+        for x in s1..s0 {
+            let a0 = next_a.take().unwrap_or_else(|| anchors.get(x as usize));
+            let Some(y) = image.clean_image(x) else {
+                continue;
+            };
+            let (a1, b0) = (anchors.get(x as usize + 1), anchors.get(y as usize));
+            next_a = Some(a1);
+            for r in 0..a1 - a0 {
+                let (m1, m2) = (a0 + r, b0 + r);
+                let bits = &self.pers.bits;
+                let (all, any) = self.store.holders_test(m1, |e| bit(bits, e));
+                if !all {
+                    if any {
+                        mixed.push((true, m1));
+                    }
+                    continue;
+                }
+                // Its constraint starts no class but a holder's ([`Level::take_images`]).
+                let k = self.table.sole_starter[self.store.constraint(m1).0 as usize];
+                if k != SOLE_NONE
+                    && (k == SOLE_ANY || self.store.holders(m1).iter().any(|&e| self.elems[e as usize].cls == k))
+                {
+                    let i = (m2 - cx.first_new) as usize;
+                    self.start_due[i / 64] &= !(1 << (i % 64));
+                }
+                self.store.copy_holders(m2, m1);
+            }
+            let i = (y - s0) as usize;
+            if cx.dirty_new[i / 64] >> (i % 64) & 1 == 1 {
+                continue;
+            }
+            let (all, any) = self.node_holders.copy_if_set(x as usize, y as usize, &self.pers.bits);
+            if !all {
+                if any {
+                    mixed.push((false, x));
+                }
+                continue;
+            }
+            if cx.is_open(y) {
+                let (holders, elems) = (&self.node_holders, &mut self.elems);
+                for e in holders.get(y as usize) {
+                    elems[e as usize].open += 1;
+                }
+            }
+        }
+        let mut hs: SmallVec<[ElementId; 8]> = SmallVec::new();
+        for (is_match, i) in mixed {
+            hs.clear();
+            if is_match {
+                hs.extend_from_slice(self.store.holders(i));
+            } else {
+                hs.extend(self.node_holders.get(i as usize).iter());
+            }
+            self.mark_boundary(&hs);
+        }
+    }
+
+    fn mark_boundary(&mut self, hs: &[ElementId]) {
+        for &e in hs {
+            if self.persists(e) && !bit(&self.pers.bbits, e) {
+                set_bit(&mut self.pers.bbits, e);
+                self.pers.boundary.push(e);
+            }
+        }
+    }
+
+    /// Whether persisting element `e` holds a boundary match or primitive at this step.
+    #[inline]
+    pub(crate) fn on_boundary(&self, e: ElementId) -> bool {
+        bit(&self.pers.bbits, e)
+    }
+
+    /// The elements the quiet pass visits besides the last step's touched ones: those that left
+    /// the set and those on its boundary; and the entries it reads, `prev` with those of the
+    /// elements that left or are on the boundary and have none there (built from the set's
+    /// offsets, when the set took its images at t−1), in id order. `images` and `fresh` are the
+    /// lists `prev` ranges over; the entries built are appended to them.
+    #[inline(never)]
+    pub(crate) fn persist_visits(
+        &mut self,
+        t: u32,
+        sh: Shifts,
+        prev: &[QuietEntry],
+        images: &mut Vec<Image>,
+        fresh: &mut Vec<NodeId>,
+        cands: &mut Vec<ElementId>,
+    ) -> Vec<QuietEntry> {
+        let mut merged = std::mem::take(&mut self.pers.merged);
+        merged.clear();
+        let mut need: Vec<ElementId> = self.pers.leavers.iter().chain(&self.pers.boundary).copied().collect();
+        cands.extend_from_slice(&need);
+        if need.is_empty() {
+            merged.extend_from_slice(prev);
+            return merged;
+        }
+        need.sort_unstable();
+        need.dedup();
+        // (The set's entries are of t−1 when it took its images then.)
+        let valid = self.pers.left_quiet;
+        let (starts, anchors) = (sh.starts, sh.anchors);
+        let s1 = if t >= 1 { starts[t as usize - 1] } else { 0 };
+        let mut pi = 0;
+        for e in need {
+            while prev.get(pi).is_some_and(|p| p.e < e) {
+                merged.push(prev[pi]);
+                pi += 1;
+            }
+            if prev.get(pi).is_some_and(|p| p.e == e) || !valid {
+                continue;
+            }
+            let [i0, i1, f0, f1] = self.pers.entry[e as usize];
+            let a = images.len() as u32;
+            for p in &self.pers.imgs[i0 as usize..i1 as usize] {
+                let anchor = s1 + p.off;
+                let m = anchors.get(anchor as usize) + p.rank;
+                images.push(Image::new(m, p.set, p.own_start, anchor, p.rank));
+            }
+            let f = fresh.len() as u32;
+            fresh.extend(self.pers.fresh[f0 as usize..f1 as usize].iter().map(|&o| s1 + o));
+            let el = &self.elems[e as usize];
+            merged.push(QuietEntry {
+                e,
+                images: (a, images.len() as u32),
+                fresh: (f, fresh.len() as u32),
+                state: el.state,
+                apps: el.apps.len() as u32,
+            });
+        }
+        merged.extend_from_slice(&prev[pi..]);
+        merged
+    }
+
+    /// Gives back the scratch list of [`Level::persist_visits`], and ends the quiet pass's part
+    /// of the set: clears the boundary, counts the element steps taken.
+    #[inline(never)]
+    pub(crate) fn persist_end(&mut self, merged: Vec<QuietEntry>) {
+        self.pers.merged = merged;
+        for i in 0..self.pers.boundary.len() {
+            let e = self.pers.boundary[i];
+            clear_bit(&mut self.pers.bbits, e);
+        }
+        self.pers.boundary.clear();
+        self.quiet_count += self.pers.members().count() as u64;
+        // Entries of elements that left are dropped once they outnumber the others (the quiet
+        // pass has read those it needed).
+        if self.pers.imgs.len() + self.pers.fresh.len() > 4 * self.pers.live + 4096 {
+            self.compact_persisting();
+        }
+    }
+
+    /// After the quiet pass: a persisting element still without an open primitive (those of t−1
+    /// sealed, none of t open) is touched, so that it ends as a visited one would
+    /// (`Timeline::level0_step`).
+    pub(crate) fn persist_closed(&mut self, cx: &mut StepCtx) {
+        let zeros = std::mem::take(&mut self.pers.zeros);
+        for &e in &zeros {
+            if self.persists(e) && self.elems[e as usize].open == 0 {
+                self.touch(cx, e);
+            }
+        }
+        self.pers.zeros = zeros;
+    }
+
+    /// Persisting element `e` on the boundary takes, of the images of its run at t−1 (`imgs`,
+    /// with its primitives of t−1 `fresh`), those whose originals have a holder that does not
+    /// persist, and joins the images of its primitives so held: what
+    /// [`Level::take_images`](super::level) does for them; [`Level::persist_bulk`] did the others.
+    #[inline(never)]
+    pub(crate) fn take_mixed(&mut self, cx: &StepCtx, e: ElementId, imgs: &[Image], fresh: &[NodeId], d: NodeId) {
+        let Some(image) = cx.image else {
+            return;
+        };
+        for img in imgs {
+            let (m1, rank, anchor, own_start) = img.parts();
+            if self.store.holders(m1).iter().all(|&h| self.persists(h)) {
+                continue;
+            }
+            let m2 = image
+                .image(rank, anchor)
+                .expect("a persisting element's images are there");
+            if own_start {
+                let i = (m2 - cx.first_new) as usize;
+                self.start_due[i / 64] &= !(1 << (i % 64));
+            }
+            self.store.add_holder_like(m2, e, m1);
+            if self.store.holder_word(m2) != self.store.holder_word(m1) {
+                let h = self.store.holders(m2);
+                if h.len() >= 2 && h != self.store.holders(m1) {
+                    self.shared.push(m2);
+                }
+            }
+        }
+        let mut open = 0;
+        for &x in fresh {
+            if self.node_holders.get(x as usize).iter().all(|h| self.persists(h)) {
+                continue;
+            }
+            let y = x + d;
+            self.node_holders.push(y as usize, e);
+            open += cx.is_open(y) as u32;
+        }
+        self.elems[e as usize].open += open;
+    }
+}
