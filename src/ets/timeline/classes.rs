@@ -209,6 +209,11 @@ pub(crate) struct ClassTable {
     /// [`SOLE_ANY`] when none may, [`SOLE_NONE`] when more than one may (or the bits are not
     /// kept). An image of it that an element of that class takes starts nothing.
     pub sole_starter: Vec<u16>,
+    /// Per constraint id of the level: the variable positions at which a match of it enters the
+    /// step's seed index, a bit each (every one for a recorded constraint: it is caught up on at
+    /// any of its nodes; those [`ContextPart::seeds_at`] names otherwise). `None` for a pattern
+    /// of more than 64 variables (read through the part).
+    pub seed_mask: Vec<Option<u64>>,
     /// Per constraint id: its context part (for the constraints some class of the level uses).
     pub parts: Vec<Option<ContextPart>>,
     /// The constraints some class of the level uses or records, ascending.
@@ -275,6 +280,25 @@ impl ClassTable {
                 (true, _) => SOLE_NONE,
             })
             .collect();
+        let seed_mask = (0..nc)
+            .map(|c| {
+                let part = parts[c].as_ref()?;
+                let n = part.context.len();
+                if n > 64 {
+                    return None;
+                }
+                let all = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+                if !recorders[c].is_empty() || part.len == 0 {
+                    return Some(all);
+                }
+                Some(
+                    part.context
+                        .iter()
+                        .enumerate()
+                        .fold(0, |b, (i, &k)| b | (k as u64) << i),
+                )
+            })
+            .collect();
         ClassTable {
             classes,
             users,
@@ -282,6 +306,7 @@ impl ClassTable {
             starters,
             starter_bits,
             sole_starter,
+            seed_mask,
             parts,
             constraints,
         }

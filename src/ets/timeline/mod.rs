@@ -714,15 +714,28 @@ impl Timeline {
         arena.clear();
         for m in first_new..lv.store.len() as MatchId {
             let c = lv.store.constraint(m);
-            let part = lv.table.part(c);
             // A recorded match is caught up on at any of its nodes: it lies inside an element
             // once the element holds its last node, wherever that is (dsl, issue 17).
-            let recorded = !lv.table.recorders[c.0 as usize].is_empty();
-            for (i, x) in lv.store.nodes(m).enumerate() {
-                if part.seeds_at(i) || recorded {
-                    let h = &mut head[(x - least) as usize];
-                    arena.push((m, *h));
-                    *h = arena.len() as u32 - 1;
+            let mut enter = |x: NodeId| {
+                let h = &mut head[(x - least) as usize];
+                arena.push((m, *h));
+                *h = arena.len() as u32 - 1;
+            };
+            match lv.table.seed_mask[c.0 as usize] {
+                Some(mask) => {
+                    for (i, x) in lv.store.nodes(m).enumerate() {
+                        if mask >> i & 1 == 1 {
+                            enter(x);
+                        }
+                    }
+                }
+                None => {
+                    let (part, recorded) = (lv.table.part(c), !lv.table.recorders[c.0 as usize].is_empty());
+                    for (i, x) in lv.store.nodes(m).enumerate() {
+                        if part.seeds_at(i) || recorded {
+                            enter(x);
+                        }
+                    }
                 }
             }
         }
