@@ -86,6 +86,12 @@ pub(crate) struct Persisting {
     left_quiet: bool,
     /// Kept off: every quiet element is visited ([`super::Timeline::persisting`]).
     pub(crate) off: bool,
+    /// The starts' bits of the step before (`Level::start_due`) and that step and its first match,
+    /// and those of the current step: an image held only by persisting elements is passed by the
+    /// starts when its original was.
+    pub(crate) start_prev: Vec<u64>,
+    pub(crate) start_prev_at: (u32, u32),
+    pub(crate) start_now_at: (u32, u32),
 }
 
 impl Default for Persisting {
@@ -107,6 +113,9 @@ impl Default for Persisting {
             zeros: Vec::new(),
             left_quiet: false,
             off: false,
+            start_prev: Vec::new(),
+            start_prev_at: (NONE, NONE),
+            start_now_at: (NONE, NONE),
         }
     }
 }
@@ -150,6 +159,7 @@ impl Persisting {
             + self.imgs.capacity() * std::mem::size_of::<PImage>()
             + self.fresh.capacity() * 4
             + self.merged.capacity() * std::mem::size_of::<QuietEntry>()
+            + self.start_prev.capacity() * 8
     }
 }
 
@@ -429,6 +439,12 @@ impl Level {
         };
         let anchors = sh.anchors;
         let (s1, s0, _) = image.bounds();
+        // The starts passed an original by at t−1 exactly when one of its holders then, all quiet
+        // (those that persist now), took it with its constraint starting no class but the
+        // holder's: the image is passed by alike.
+        let prev_first = self.pers.start_prev_at.1;
+        let prev_bits = (self.pers.start_prev_at.0 == cx.t - 1 && prev_first == anchors.get(s1 as usize))
+            .then_some(&self.pers.start_prev);
         let mut mixed: SmallVec<[(bool, u32); 16]> = SmallVec::new();
         let mut next_a = None;
         for x in s1..s0 {
@@ -449,10 +465,19 @@ impl Level {
                     continue;
                 }
                 // Its constraint starts no class but a holder's ([`Level::take_images`]).
-                let k = self.table.sole_starter[self.store.constraint(m1).0 as usize];
-                if k != SOLE_NONE
-                    && (k == SOLE_ANY || self.store.holders(m1).iter().any(|&e| self.elems[e as usize].cls == k))
-                {
+                let passed = match prev_bits {
+                    Some(b) => {
+                        let i = (m1 - prev_first) as usize;
+                        b[i / 64] >> (i % 64) & 1 == 0
+                    }
+                    None => {
+                        let k = self.table.sole_starter[self.store.constraint(m1).0 as usize];
+                        k != SOLE_NONE
+                            && (k == SOLE_ANY
+                                || self.store.holders(m1).iter().any(|&e| self.elems[e as usize].cls == k))
+                    }
+                };
+                if passed {
                     let i = (m2 - cx.first_new) as usize;
                     self.start_due[i / 64] &= !(1 << (i % 64));
                 }
