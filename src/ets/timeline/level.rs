@@ -2500,11 +2500,24 @@ impl Level {
             v.sort_unstable();
             v.dedup();
         }
-        // (At level 0 nearly every living element is extended at each step: those that persist
-        // are not visited.)
-        d.extended.extend(self.pers.members());
-        self.pers.taken = false;
+        // (At level 0 nearly every living element is extended at each step: those that persist,
+        // in id order, are not visited, and the others are merged with them.)
         sort_ids(&mut d.extended, &mut self.id_bits);
+        if self.pers.taken {
+            let visited = std::mem::take(&mut d.extended);
+            let mut all = Vec::with_capacity(visited.len() + self.pers.member_count());
+            let mut vi = visited.iter().copied().peekable();
+            for e in self.pers.members() {
+                while let Some(v) = vi.next_if(|&v| v < e) {
+                    all.push(v);
+                }
+                vi.next_if_eq(&e);
+                all.push(e);
+            }
+            all.extend(vi);
+            d.extended = all;
+        }
+        self.pers.taken = false;
         d.forked.sort_unstable();
         d.merged.sort_unstable();
     }

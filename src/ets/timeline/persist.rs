@@ -151,6 +151,10 @@ impl Persisting {
     pub(crate) fn members(&self) -> impl Iterator<Item = ElementId> + '_ {
         self.list.iter().copied().filter(|&e| self.has(e))
     }
+    /// How many elements may be in the set (its list's length).
+    pub(crate) fn member_count(&self) -> usize {
+        self.list.len()
+    }
     /// Heap bytes held.
     pub(crate) fn heap_bytes(&self) -> usize {
         (self.bits.capacity() + self.bbits.capacity()) * 8
