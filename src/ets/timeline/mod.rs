@@ -799,18 +799,11 @@ impl Timeline {
         for e in due {
             lv.delta.ended.push(e);
         }
-        // Earlier primitives sealed at this step: their holders have one open primitive less.
-        // (Their holders listed first, in one list: about every element at full attention.)
-        // The persisting elements are carried to this step first ([`persist`]): one of them
-        // loses an open primitive without a touch.
+        // The persisting elements are carried to this step first ([`persist`]); then the earlier
+        // primitives sealed at this step take one open primitive from each holder (a persisting
+        // one without a touch).
         lv.persist_begin(&cx);
-        let mut losing: Vec<ElementId> = Vec::new();
-        for &x in &self.sealed {
-            losing.extend(lv.holders_of_node(x).iter());
-        }
-        for e in losing {
-            lv.seal_holder(&mut cx, e);
-        }
+        lv.seal(&mut cx, &self.sealed);
         lv.derive(&mut cx, &[]);
         // Elements that can no longer grow end: now, or at the next step if they began at this one
         // (they happened at it: a play, a removal).

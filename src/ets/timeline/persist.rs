@@ -411,17 +411,27 @@ impl Level {
         self.pers.live = live;
     }
 
-    /// A primitive held by element `e` was sealed at this step: `e` has one primitive with an
-    /// open terminal site less. A persisting element is not touched (one left with none is
-    /// looked at once the set has taken its images: [`Level::persist_closed`]).
-    pub(crate) fn seal_holder(&mut self, cx: &mut StepCtx, e: ElementId) {
-        if self.persists(e) {
-            let el = &mut self.elems[e as usize];
-            el.open = el.open.saturating_sub(1);
-            if el.open == 0 {
-                self.pers.zeros.push(e);
+    /// The primitives of `sealed` were sealed at this step: each of their holders has one
+    /// primitive with an open terminal site less. A persisting element is not touched (one left
+    /// with none is looked at once the set has taken its images: [`Level::persist_closed`]); the
+    /// others lose it in the order the primitives list them ([`Level::lose_open`]).
+    pub(crate) fn seal(&mut self, cx: &mut StepCtx, sealed: &[NodeId]) {
+        let mut losing: Vec<ElementId> = Vec::new();
+        let (holders, elems, pers) = (&self.node_holders, &mut self.elems, &mut self.pers);
+        for &x in sealed {
+            for e in holders.get(x as usize) {
+                if bit(&pers.bits, e) {
+                    let el = &mut elems[e as usize];
+                    el.open = el.open.saturating_sub(1);
+                    if el.open == 0 {
+                        pers.zeros.push(e);
+                    }
+                } else {
+                    losing.push(e);
+                }
             }
-        } else {
+        }
+        for e in losing {
             self.lose_open(cx, e);
         }
     }
