@@ -221,9 +221,9 @@ pub(crate) struct ClassTable {
 }
 
 /// [`ClassTable::sole_starter`]: no class may start with the constraint.
-pub const SOLE_ANY: u16 = u16::MAX - 1;
+pub(crate) const SOLE_ANY: u16 = u16::MAX - 1;
 /// [`ClassTable::sole_starter`]: more than one class may.
-pub const SOLE_NONE: u16 = u16::MAX;
+pub(crate) const SOLE_NONE: u16 = u16::MAX;
 
 impl ClassTable {
     /// The classes of `level` in `setting`.
