@@ -336,6 +336,14 @@ proptest! {
         prop_assert_eq!(fingerprint(&found), fingerprint(&images));
         prop_assert_eq!(matches(&found), matches(&images));
         prop_assert_eq!(&found_steps, &image_steps);
+        // The elements that stay quiet carried without a visit (`Timeline::persisting`, on by
+        // default) or visited at every step: the same timeline, every holder list in the same
+        // order.
+        let (visited, visited_steps) = grow_visiting(&st, &s, &cuts);
+        prop_assert_eq!(images.repeat_counts(), visited.repeat_counts());
+        prop_assert_eq!(fingerprint(&images), fingerprint(&visited));
+        prop_assert_eq!(holders(&images), holders(&visited));
+        prop_assert_eq!(&image_steps, &visited_steps);
         let (copied, copied_steps, _) = grow_copying(&st, &s, &cuts);
         prop_assert_eq!(images.repeat_counts(), copied.repeat_counts());
         prop_assert_eq!(fingerprint(&images), fingerprint(&copied));
@@ -565,6 +573,34 @@ fn grow_finding_repeats(st: &Arc<Setting>, s: &Struct, cuts: &[u32], on: bool) -
         from = c;
     }
     (tl, history)
+}
+
+/// As [`grow_finding_repeats`] (finding repeats), every quiet element visited at every step
+/// (`Timeline::persisting(false)`).
+fn grow_visiting(st: &Arc<Setting>, s: &Struct, cuts: &[u32]) -> (Timeline, Vec<String>) {
+    let mut tl = Timeline::new(st.clone(), None);
+    tl.persisting(false);
+    let mut from = 0;
+    let mut history = Vec::new();
+    for &c in cuts.iter().chain([s.len() as u32].iter()) {
+        step(&mut tl, s, from, c);
+        history.push(format!("{}{:?}", fingerprint(&tl), matches(&tl)));
+        from = c;
+    }
+    (tl, history)
+}
+
+/// Level 0's holders of every match and of every primitive, in order.
+fn holders(tl: &Timeline) -> (Vec<Vec<u32>>, Vec<Vec<u32>>) {
+    let lv = tl.level(0);
+    (
+        (0..lv.match_count() as u32)
+            .map(|m| lv.match_holders(m).to_vec())
+            .collect(),
+        (0..tl.strukt().len() as u32)
+            .map(|x| lv.holders_of_node(x).to_vec())
+            .collect(),
+    )
 }
 
 /// As [`grow_finding_repeats`] (finding repeats), each step that is a copy of the whole step
