@@ -565,6 +565,12 @@ fn layered(
 fn grow_finding_repeats(st: &Arc<Setting>, s: &Struct, cuts: &[u32], on: bool) -> (Timeline, Vec<String>) {
     let mut tl = Timeline::new(st.clone(), None);
     tl.find_repeats(on);
+    grow_recording(tl, s, cuts)
+}
+
+/// `tl` grown by `s` cut before each primitive of `cuts`, and what it held after each step (as
+/// [`grow_finding_repeats`] records it).
+fn grow_recording(mut tl: Timeline, s: &Struct, cuts: &[u32]) -> (Timeline, Vec<String>) {
     let mut from = 0;
     let mut history = Vec::new();
     for &c in cuts.iter().chain([s.len() as u32].iter()) {
@@ -580,14 +586,7 @@ fn grow_finding_repeats(st: &Arc<Setting>, s: &Struct, cuts: &[u32], on: bool) -
 fn grow_visiting(st: &Arc<Setting>, s: &Struct, cuts: &[u32]) -> (Timeline, Vec<String>) {
     let mut tl = Timeline::new(st.clone(), None);
     tl.persisting(false);
-    let mut from = 0;
-    let mut history = Vec::new();
-    for &c in cuts.iter().chain([s.len() as u32].iter()) {
-        step(&mut tl, s, from, c);
-        history.push(format!("{}{:?}", fingerprint(&tl), matches(&tl)));
-        from = c;
-    }
-    (tl, history)
+    grow_recording(tl, s, cuts)
 }
 
 /// Level 0's holders of every match and of every primitive, in order.

@@ -268,6 +268,19 @@ impl Elem {
     fn forked_now(&self, t: u32) -> bool {
         self.created == t
     }
+    /// Level 0: whether its own state lets it take its images at step `t` ([`Level::quiet_steps`]):
+    /// living, nothing pending, made before t−1, no step of its schedule that is not a loop at
+    /// t−1, and an application at t−1.
+    #[inline]
+    pub(crate) fn may_repeat_at(&self, t: u32) -> bool {
+        let young = |s: u32| s != NONE && s + 1 >= t;
+        self.ended == NONE
+            && !self.stillborn
+            && self.pending.is_empty()
+            && !young(self.created)
+            && !young(self.stepped)
+            && self.applied_at == t - 1
+    }
     /// Its class.
     pub fn class(&self) -> ClassId {
         self.class
@@ -2039,14 +2052,7 @@ impl Level {
             let Some(el) = self.elems.get(e as usize) else {
                 continue;
             };
-            let young = |s: u32| s != NONE && s + 1 >= t;
-            if el.ended != NONE
-                || el.stillborn
-                || !el.pending.is_empty()
-                || young(el.created)
-                || young(el.stepped)
-                || el.applied_at != t - 1
-            {
+            if !el.may_repeat_at(t) {
                 continue;
             }
             // Quiet at t−1 and unchanged since (same state, nothing applied after its images):

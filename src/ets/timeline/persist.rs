@@ -308,17 +308,11 @@ impl Level {
         self.pers.span = span;
         // The elements quiet at t−1 that the quiet pass would take as quiet then and unchanged.
         let s1 = sh.starts[t as usize - 1];
-        let young = |s: u32| s != NONE && s + 1 >= t;
         let prev = std::mem::take(&mut self.quiet_prev);
         let mut added: Vec<ElementId> = Vec::new();
         for p in &prev {
             let el = &self.elems[p.e as usize];
-            if el.ended != NONE
-                || el.stillborn
-                || !el.pending.is_empty()
-                || young(el.created)
-                || young(el.stepped)
-                || el.applied_at != t - 1
+            if !el.may_repeat_at(t)
                 || el.rep_at != t - 1
                 || el.rep_len < span + 2
                 || el.state != p.state
