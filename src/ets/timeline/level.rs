@@ -1775,13 +1775,24 @@ impl Level {
             let mut offered = std::mem::take(&mut self.offered);
             let mark = self.offer_gen;
             for e in dead {
-                let el = &self.elems[e as usize];
-                // A stillborn element of an earlier step kept them aside; any other has them among
-                // its applications (one of the two is empty).
-                let starts = (self.stillborn_starts(e).iter().copied())
-                    .chain(el.apps.iter().copied().filter(|&m| self.starts_a_class(m)));
-                for m in starts {
-                    if m < cx.first_new && offered[m as usize] != mark {
+                // A stillborn element of an earlier step kept them aside (matches of its step,
+                // before this one's); any other has them among its applications.
+                let kept = self.stillborn_starts(e);
+                if !kept.is_empty() {
+                    // (The loop most of a rebirth's reading goes through: a region flooded at
+                    // many earlier steps offers each flood's starts, mostly the same ones.)
+                    for &m in kept {
+                        debug_assert!(m < cx.first_new);
+                        let o = &mut offered[m as usize];
+                        if *o != mark {
+                            *o = mark;
+                            again.push(m);
+                        }
+                    }
+                    continue;
+                }
+                for &m in &self.elems[e as usize].apps {
+                    if m < cx.first_new && offered[m as usize] != mark && self.starts_a_class(m) {
                         offered[m as usize] = mark;
                         again.push(m);
                     }
