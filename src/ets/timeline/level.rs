@@ -1818,7 +1818,7 @@ impl Level {
         // Level n ≥ 1: a start covered now is covered when its turn comes (a derivation below
         // begins elements, and an element alive now ends at this step only as one that terminated,
         // which covers still), so it starts nothing: taken out before the sort, which most of them
-        // would otherwise go through (a rebirth offers hundreds, nearly all held by living
+        // would otherwise pass through (a rebirth offers hundreds, nearly all held by living
         // elements of their class). Debug builds keep them and check the claim at their turn.
         if !cx.level0 {
             if cfg!(debug_assertions) {
