@@ -478,7 +478,8 @@ impl Struct {
     /// of `p` is fed from site `ts` of `x + shift`, `shift` being how far the copy lies from `src`
     /// (the struct's length before the call, less `src.start`). So a process between two nodes of
     /// `src` joins their copies, and one from an earlier node `x` fills site `ts` of `x + shift`,
-    /// after which `fed(self, x + shift, ts)` is called (node by node, site by site: the order in
+    /// after which `fed(self, x + shift, ts, open)` is called, `open` saying whether `x + shift`
+    /// has a terminal site still free (node by node, site by site: the order in
     /// which [`Struct::add_primitive`] and [`Struct::connect`] would make the same copy). The copy
     /// of `src.start + k` is of its original's kind, or of `kind` where `(k, kind)` is in
     /// `kinds` (sorted by `k`), which must have the same sites, each of the same primal class.
@@ -492,7 +493,7 @@ impl Struct {
         &mut self,
         src: std::ops::Range<NodeId>,
         kinds: &[(u32, PrimitiveKind)],
-        mut fed: impl FnMut(&Struct, NodeId, usize),
+        mut fed: impl FnMut(&Struct, NodeId, usize, bool),
     ) -> Result<NodeId, StructError> {
         let n0 = self.len() as NodeId;
         if src.end > n0 || src.start > src.end {
@@ -533,13 +534,18 @@ impl Struct {
             return Err(StructError::UnknownNode(NodeId::MAX));
         }
         // A partner too far for two bytes, or a closed site: the copy takes the general path.
+        // (`D_CLOSED` and `D_FAR` are the two marks after `D_FREE`: one comparison, folded so
+        // that it runs over many slots at once.)
         let odd = self.slot_node.delta[slot_from..slot_to]
             .iter()
-            .any(|&d| d == D_FAR || d == D_CLOSED);
-        // (The processes of the copy, and those from earlier nodes as they will be written: the
-        // terminal slot they fill, its node, the copy's node and initial site, the terminal site.)
-        let mut processes = 0;
-        let mut fills: Vec<(usize, NodeId, NodeId, u8, usize)> = Vec::new();
+            .fold(0u16, |acc, &d| acc | ((d.wrapping_sub(D_CLOSED) as u16) < 2) as u16)
+            != 0;
+        let plain = self.dense && self.next_id == n0 as u64 && self.rank.is_empty() && self.by_kind.get().is_none();
+        if plain && !odd {
+            return self.append_copy_plain(src, copy_kinds, slot_from..slot_to, fed);
+        }
+        // The processes from earlier nodes checked (their terminal sites), then the copy made
+        // one primitive and process at a time.
         for (k, &kind) in copy_kinds.iter().enumerate() {
             let p = src.start + k as NodeId;
             let (ni, _) = self.shape[kind as usize];
@@ -549,7 +555,6 @@ impl Struct {
                 if x >= CLOSED {
                     continue;
                 }
-                processes += 1;
                 if x >= src.start {
                     continue;
                 }
@@ -560,7 +565,6 @@ impl Struct {
                 let ok = ts < ntx as usize
                     && (self.one_class || self.site_class[kx][nix as usize + ts] == self.site_class[kind as usize][s])
                     && self.slot_node.is_free(a);
-                fills.push((a, xs, p + shift, s as u8, ts));
                 if !ok {
                     return Err(match self.check_feed(xs, ts, PrimitiveKind(kind as u32), s) {
                         Err(e) => e,
@@ -568,48 +572,6 @@ impl Struct {
                     });
                 }
             }
-        }
-        let plain = self.dense && self.next_id == n0 as u64 && self.rank.is_empty() && self.by_kind.get().is_none();
-        if plain && !odd {
-            // Slots copied as they are: a partner's offset is the same one translation on. A
-            // terminal site feeding a node beyond `src` is free in the copy (with `src` the last
-            // nodes, no site of theirs feeds a later one), and a process from an earlier node is
-            // written into that node's terminal site too.
-            let slot_shift = self.slot_node.len() - slot_from;
-            grow(&mut self.kinds, count);
-            grow(&mut self.first_slot, count);
-            grow(&mut self.slot_node.delta, slot_to - slot_from);
-            grow(&mut self.slot_site, slot_to - slot_from);
-            self.kinds.extend_from_slice(&copy_kinds);
-            for k in 0..count {
-                let next = self.first_slot[src.start as usize + k + 1] as usize + slot_shift;
-                self.first_slot.push(next as u32);
-            }
-            self.slot_node.delta.extend_from_within(slot_from..slot_to);
-            self.slot_site.extend_from_within(slot_from..slot_to);
-            self.next_id = (n0 as usize + count) as u64;
-            self.processes += processes;
-            // The processes from earlier nodes: their terminal sites filled, in the copy's order.
-            for (a, x, n, s, ts) in fills {
-                self.slot_node.set_free(a, x, n);
-                self.slot_site[a] = s;
-                fed(self, x, ts);
-            }
-            if src.end < n0 {
-                for (k, &kind) in copy_kinds.iter().enumerate() {
-                    let n = n0 + k as NodeId;
-                    let (ni, nt) = self.shape[kind as usize];
-                    let nb = self.first_slot[n as usize] as usize;
-                    for t in nb + ni as usize..nb + (ni + nt) as usize {
-                        let m = self.slot_node.get(t, n);
-                        if m < CLOSED && m >= src.end + shift {
-                            self.slot_node.delta[t] = D_FREE;
-                            self.slot_site[t] = 0;
-                        }
-                    }
-                }
-            }
-            return Ok(n0);
         }
         for (k, &kind) in copy_kinds.iter().enumerate() {
             let p = src.start + k as NodeId;
@@ -636,7 +598,118 @@ impl Struct {
                 self.slot_site[nb + s] = ts as u8;
                 self.processes += 1;
                 if x < src.start {
-                    fed(self, xs, ts);
+                    let open = self.has_open_terminal(xs);
+                    fed(self, xs, ts, open);
+                }
+            }
+        }
+        Ok(n0)
+    }
+
+    /// [`Struct::append_copy`] of a dense struct (ids are node indices, no ranks, no index by
+    /// kind) whose copied slots hold no closed site and no partner too far for two bytes, with
+    /// `copy_kinds` checked: the slots are copied as they are (a partner's offset is the same one
+    /// translation on). A terminal site feeding a node beyond `src` is free in the copy (with
+    /// `src` the last nodes, no site of theirs feeds a later one), and a process from an earlier
+    /// node is written into that node's terminal site too.
+    fn append_copy_plain(
+        &mut self,
+        src: std::ops::Range<NodeId>,
+        copy_kinds: Vec<u16>,
+        slots: std::ops::Range<usize>,
+        mut fed: impl FnMut(&Struct, NodeId, usize, bool),
+    ) -> Result<NodeId, StructError> {
+        let n0 = self.len() as NodeId;
+        let count = copy_kinds.len();
+        let shift = n0 - src.start;
+        // The processes of the copy, and those from earlier nodes as they will be written, checked
+        // before anything is: each fills terminal slot `a` (site `ts`) of node `x`, whose
+        // terminal slots are `tb..tb + nt`, from initial site `s` of the copy's node `n`.
+        struct Fill {
+            a: u32,
+            tb: u32,
+            nt: u16,
+            s: u8,
+            ts: u8,
+            x: NodeId,
+            n: NodeId,
+        }
+        let mut processes = 0;
+        let mut fills: Vec<Fill> = Vec::with_capacity(count);
+        let delta = &self.slot_node.delta;
+        for (k, &kind) in copy_kinds.iter().enumerate() {
+            let p = src.start + k as NodeId;
+            let ni = self.shape[kind as usize].0 as usize;
+            let pb = self.first_slot[p as usize] as usize;
+            for (s, &d) in delta[pb..pb + ni].iter().enumerate() {
+                // (No closed site and no far partner among these slots.)
+                if d == D_FREE {
+                    continue;
+                }
+                processes += 1;
+                let x = p.wrapping_add_signed(d as i32);
+                if x >= src.start {
+                    continue;
+                }
+                let (xs, ts) = (x + shift, self.slot_site[pb + s]);
+                let kx = self.kinds[xs as usize] as usize;
+                let (nix, ntx) = self.shape[kx];
+                let tb = self.first_slot[xs as usize] + nix as u32;
+                let a = tb + ts as u32;
+                let ok = (ts as u16) < ntx
+                    && (self.one_class
+                        || self.site_class[kx][nix as usize + ts as usize] == self.site_class[kind as usize][s])
+                    && delta[a as usize] == D_FREE;
+                if !ok {
+                    return Err(match self.check_feed(xs, ts as usize, PrimitiveKind(kind as u32), s) {
+                        Err(e) => e,
+                        Ok(()) => StructError::UnknownNode(xs),
+                    });
+                }
+                fills.push(Fill {
+                    a,
+                    tb,
+                    nt: ntx,
+                    s: s as u8,
+                    ts,
+                    x: xs,
+                    n: p + shift,
+                });
+            }
+        }
+        let (slot_from, slot_to) = (slots.start, slots.end);
+        let slot_shift = self.slot_node.len() - slot_from;
+        grow(&mut self.kinds, count);
+        grow(&mut self.first_slot, count);
+        grow(&mut self.slot_node.delta, slot_to - slot_from);
+        grow(&mut self.slot_site, slot_to - slot_from);
+        self.kinds.extend_from_slice(&copy_kinds);
+        for k in 0..count {
+            let next = self.first_slot[src.start as usize + k + 1] as usize + slot_shift;
+            self.first_slot.push(next as u32);
+        }
+        self.slot_node.delta.extend_from_within(slot_from..slot_to);
+        self.slot_site.extend_from_within(slot_from..slot_to);
+        self.next_id = (n0 as usize + count) as u64;
+        self.processes += processes;
+        // The processes from earlier nodes: their terminal sites filled, in the copy's order.
+        for f in fills {
+            self.slot_node.set_free(f.a as usize, f.x, f.n);
+            self.slot_site[f.a as usize] = f.s;
+            let open = self.slot_node.any_free_in(f.tb as usize..f.tb as usize + f.nt as usize);
+            fed(self, f.x, f.ts as usize, open);
+        }
+        if src.end < n0 {
+            for (k, &kind) in copy_kinds.iter().enumerate() {
+                let n = n0 + k as NodeId;
+                let (ni, nt) = self.shape[kind as usize];
+                let nb = self.first_slot[n as usize] as usize;
+                for t in nb + ni as usize..nb + (ni + nt) as usize {
+                    let m = self.slot_node.get(t, n);
+                    if m < CLOSED && m >= src.end + shift {
+                        self.slot_node.delta[t] = D_FREE;
+                        self.slot_site[t] = 0;
+                    }
                 }
             }
         }
@@ -1427,27 +1500,30 @@ mod tests {
         s.connect(a, money, b, into).unwrap();
         let before = contents(&s);
         // beyond the nodes, kinds not sorted or past the copy, a kind of other sites
-        assert_eq!(s.append_copy(1..3, &[], |_, _, _| {}), Err(StructError::UnknownNode(3)));
         assert_eq!(
-            s.append_copy(0..2, &[(1, sp), (0, w)], |_, _, _| {}),
+            s.append_copy(1..3, &[], |_, _, _, _| {}),
+            Err(StructError::UnknownNode(3))
+        );
+        assert_eq!(
+            s.append_copy(0..2, &[(1, sp), (0, w)], |_, _, _, _| {}),
             Err(StructError::CopyKinds)
         );
         assert_eq!(
-            s.append_copy(0..2, &[(2, w)], |_, _, _| {}),
+            s.append_copy(0..2, &[(2, w)], |_, _, _, _| {}),
             Err(StructError::CopyKinds)
         );
         assert!(matches!(
-            s.append_copy(0..2, &[(0, sp)], |_, _, _| {}),
+            s.append_copy(0..2, &[(0, sp)], |_, _, _, _| {}),
             Err(StructError::CopyKindSites { .. })
         ));
         assert_eq!(contents(&s), before);
         // `b` alone, one on: fed from `a + 1`, which is `b` (no such terminal site) — refused too
-        let r = s.append_copy(1..2, &[], |_, _, _| {});
+        let r = s.append_copy(1..2, &[], |_, _, _, _| {});
         assert!(r.is_err(), "{r:?}");
         assert_eq!(contents(&s), before);
         // the pair again: a copy of each, the copy of `b` fed by the copy of `a`
         let mut fed = Vec::new();
-        assert_eq!(s.append_copy(0..2, &[], |_, x, t| fed.push((x, t))), Ok(2));
+        assert_eq!(s.append_copy(0..2, &[], |_, x, t, _| fed.push((x, t))), Ok(2));
         assert_eq!(s.predecessor(3, into), Some((2, money)));
         assert_eq!(s.process_count(), 2);
         assert!(fed.is_empty());
@@ -1496,8 +1572,15 @@ mod tests {
             changes.sort_by_key(|c| c.0);
             changes.dedup_by_key(|c| c.0);
             let before = contents(&s);
-            let (mut copy, mut fed) = (s.clone(), Vec::new());
-            let got = copy.append_copy(src.clone(), &changes, |_, x, t| fed.push((x, t)));
+            let (mut copy, mut fed, mut open_told) = (s.clone(), Vec::new(), Vec::new());
+            let got = copy.append_copy(src.clone(), &changes, |st, x, t, open| {
+                fed.push((x, t));
+                open_told.push((x, open, st.has_open_terminal(x)));
+            });
+            // What the copy says of each node it fed is what the struct says at that moment.
+            for &(x, told, is) in &open_told {
+                proptest::prop_assert_eq!(told, is, "node {}", x);
+            }
             let sites = |k: PrimitiveKind| (s.shape[k.0 as usize], s.site_class[k.0 as usize].clone());
             if changes.iter().any(|&(o, k)| sites(k) != sites(s.kind_of(src.start + o))) {
                 proptest::prop_assert!(matches!(got, Err(StructError::CopyKindSites { .. })), "{:?}", got);
@@ -1528,6 +1611,23 @@ mod tests {
                 proptest::prop_assert_eq!(got, Ok(s.len() as NodeId));
                 proptest::prop_assert_eq!(contents(&copy), contents(&one));
                 proptest::prop_assert_eq!(fed, joined);
+                // The copy copied again, as a perceiving sensor does step after step: its processes
+                // from earlier nodes now fill the terminal sites of the first copy. With the index by
+                // kind built, the copy takes the general path: both make the same struct and say
+                // the same of each node they feed.
+                let again = s.len() as NodeId..copy.len() as NodeId;
+                let mut general = copy.clone();
+                let _ = general.nodes_of(PrimitiveKind(0));
+                let (mut told, mut got) = ([Vec::new(), Vec::new()], Vec::new());
+                for (st, told) in [&mut copy, &mut general].into_iter().zip(&mut told) {
+                    got.push(st.append_copy(again.clone(), &[], |st, x, t, open| {
+                        told.push((x, t, open, st.has_open_terminal(x)));
+                    }));
+                }
+                proptest::prop_assert_eq!(&got[0], &got[1]);
+                proptest::prop_assert_eq!(contents(&copy), contents(&general));
+                proptest::prop_assert_eq!(&told[0], &told[1]);
+                proptest::prop_assert!(told[0].iter().all(|f| f.2 == f.3), "{:?}", told[0]);
             } else {
                 proptest::prop_assert!(got.is_err());
                 proptest::prop_assert_eq!(contents(&copy), before);

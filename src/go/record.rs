@@ -252,7 +252,7 @@ impl Grow for Struct {
         Ok(Struct::connect(self, from, from_site, to, to_site)?)
     }
     fn add_copy(&mut self, src: Range<NodeId>, kinds: &[(u32, PrimitiveKind)]) -> Result<NodeId, TimelineError> {
-        Ok(self.append_copy(src, kinds, |_, _, _| {})?)
+        Ok(self.append_copy(src, kinds, |_, _, _, _| {})?)
     }
 }
 

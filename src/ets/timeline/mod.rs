@@ -525,12 +525,12 @@ impl Timeline {
             src,
             kinds,
             #[inline(always)]
-            |s, x, site| {
+            |_, x, site, open| {
                 if x < first {
                     if journal {
                         filled.push((x, site as u16));
                     }
-                    if !s.has_open_terminal(x) {
+                    if !open {
                         sealed.push(x);
                     }
                 }

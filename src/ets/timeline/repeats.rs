@@ -601,7 +601,7 @@ mod tests {
                     kinds.dedup_by_key(|k| k.0);
                     // (A copy that cannot be made, its processes translated onto sites that do
                     // not take them, changes nothing: the step is made at random then.)
-                    match s.append_copy(p0..first, &kinds, |_, _, _| {}) {
+                    match s.append_copy(p0..first, &kinds, |_, _, _, _| {}) {
                         Ok(_) => Some(kinds.iter().map(|k| k.0).collect::<Vec<u32>>()),
                         Err(_) => {
                             proptest::prop_assert_eq!(s.len() as NodeId, first);
