@@ -75,12 +75,14 @@ impl LevelHost {
     /// Whether node `n` is present at step `t` (born by `t`, not ended by `t`).
     #[inline]
     pub fn present(&self, n: NodeId, t: u32) -> bool {
-        self.born[n as usize] <= t && (self.ended[n as usize] == NONE || self.ended[n as usize] > t)
+        // (`NONE`, not ended, is the largest step of all.)
+        const { assert!(NONE == u32::MAX) };
+        self.born[n as usize] <= t && self.ended[n as usize] > t
     }
     /// Whether node `n` takes part in matching at step `t` (present, or ending at `t`).
     #[inline]
     pub fn matchable(&self, n: NodeId, t: u32) -> bool {
-        self.born[n as usize] <= t && (self.ended[n as usize] == NONE || self.ended[n as usize] >= t)
+        self.born[n as usize] <= t && self.ended[n as usize] >= t
     }
     /// The element of level n−1 that node `n` stands for.
     pub fn below(&self, n: NodeId) -> ElementId {
