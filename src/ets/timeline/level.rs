@@ -388,6 +388,8 @@ pub struct Level {
     /// Scratch of [`Level::derive`]: per match, the pass that last offered it again (a rebirth
     /// offers each match once).
     offered: Vec<u32>,
+    /// The same for the elements a rebirth reads (each once).
+    dead_mark: Vec<u32>,
     offer_gen: u32,
     /// Scratch of [`Level::catch_up`]: the matches around a joined node (kept between calls, so
     /// that a catch-up does not allocate).
@@ -485,6 +487,7 @@ impl Level {
             delta: LevelDelta::default(),
             shared: Vec::new(),
             offered: Vec::new(),
+            dead_mark: Vec::new(),
             offer_gen: 0,
             around: Vec::new(),
             touched_now: Vec::new(),
@@ -656,7 +659,8 @@ impl Level {
             stillborn: spill(&self.node_stillborn)
                 + self.still_log.capacity() * 4
                 + self.still_starts.capacity() * 8
-                + self.still_apps.capacity() * 4,
+                + self.still_apps.capacity() * 4
+                + (self.offered.capacity() + self.dead_mark.capacity()) * 4,
             index: spill(&self.index) + self.seed.0.capacity() * 4 + self.seed.1.capacity() * 8,
             host: self.host.heap_bytes(),
             memo: self.memo.heap_bytes() + self.trial.heap_bytes(),
@@ -678,7 +682,8 @@ pub struct LevelMemory {
     pub elements: usize,
     /// Each element's lists: applications, their sets, runs, nodes, pending matches.
     pub element_lists: usize,
-    /// Per node, the stillborn elements that held it (read by rebirths), and their undo log.
+    /// Per node, the stillborn elements that held it (read by rebirths), and their undo log;
+    /// a rebirth's marks (per match and per element).
     pub stillborn: usize,
     /// Level n ≥ 1: per node, the matches holding it; level 0: the last step's seed index (per
     /// primitive of the step, the matches of the step holding it at a seed position).
@@ -1740,40 +1745,58 @@ impl Level {
         // elements no longer living that hold a node ending now offer their applications of start
         // sets, present at this step, as starts again (docs/semantics.md, "rebirth").
         if !cx.level0 {
-            // The elements first, each once (an element holding several of the nodes that end
-            // would offer its applications once per node).
-            let mut dead: Vec<ElementId> = Vec::new();
-            for &x in ended_nodes {
-                dead.extend(self.holders_of_node(x).iter().filter(|&e| !self.alive(e)));
-                if let Some(v) = self.node_stillborn.get(x as usize) {
-                    dead.extend(v.iter().copied());
-                }
-            }
-            // and the elements that ended at this step because what of them is present no longer
-            // forms an element (a space that shrinks, a shape that lost a part).
-            dead.extend(
-                self.delta
-                    .ended
-                    .iter()
-                    .copied()
-                    .filter(|&e| self.elems[e as usize].end_kind == EndKind::Vanished),
-            );
-            dead.sort_unstable();
-            dead.dedup();
-            // Each match once (elements born again from one another share their applications):
-            // a mark per match, then the few distinct ones in order.
+            // One mark per pass, for the elements and the matches: each is read once.
             self.offer_gen = self.offer_gen.wrapping_add(1);
             if self.offer_gen == 0 {
                 self.offered.iter_mut().for_each(|g| *g = 0);
+                self.dead_mark.iter_mut().for_each(|g| *g = 0);
                 self.offer_gen = 1;
             }
             if self.offered.len() < cx.first_new as usize {
                 self.offered.resize(cx.first_new as usize, 0);
             }
+            if self.dead_mark.len() < self.elems.len() {
+                self.dead_mark.resize(self.elems.len(), 0);
+            }
+            let mark = self.offer_gen;
+            // The elements first, each once (an element holding several of the nodes that end
+            // would offer its applications once per node; a region flooded at many steps lists
+            // each flood at each of its nodes). Their order does not matter: what they offer is
+            // sorted below.
+            let mut dead: Vec<ElementId> = Vec::new();
+            let mut dead_mark = std::mem::take(&mut self.dead_mark);
+            let mut once = |e: ElementId, dead: &mut Vec<ElementId>| {
+                let d = &mut dead_mark[e as usize];
+                if *d != mark {
+                    *d = mark;
+                    dead.push(e);
+                }
+            };
+            for &x in ended_nodes {
+                for e in self.holders_of_node(x).iter() {
+                    if !self.alive(e) {
+                        once(e, &mut dead);
+                    }
+                }
+                if let Some(v) = self.node_stillborn.get(x as usize) {
+                    for &e in v {
+                        once(e, &mut dead);
+                    }
+                }
+            }
+            // and the elements that ended at this step because what of them is present no longer
+            // forms an element (a space that shrinks, a shape that lost a part).
+            for &e in &self.delta.ended {
+                if self.elems[e as usize].end_kind == EndKind::Vanished {
+                    once(e, &mut dead);
+                }
+            }
+            self.dead_mark = dead_mark;
+            // Each match once (elements born again from one another share their applications):
+            // a mark per match, then the few distinct ones in order.
             let mut again: Vec<MatchId> = Vec::new();
             // (Out of the level while it is read, so that the lists are read in place.)
             let mut offered = std::mem::take(&mut self.offered);
-            let mark = self.offer_gen;
             for e in dead {
                 // A stillborn element of an earlier step kept them aside (matches of its step,
                 // before this one's); any other has them among its applications.
