@@ -684,9 +684,12 @@ impl Struct {
         grow(&mut self.slot_node.delta, slot_to - slot_from);
         grow(&mut self.slot_site, slot_to - slot_from);
         self.kinds.extend_from_slice(&copy_kinds);
-        for k in 0..count {
-            let next = self.first_slot[src.start as usize + k + 1] as usize + slot_shift;
-            self.first_slot.push(next as u32);
+        // (Each copy's first slot is its original's, one translation on: copied, then moved.)
+        let at = self.first_slot.len();
+        self.first_slot
+            .extend_from_within(src.start as usize + 1..src.end as usize + 1);
+        for f in &mut self.first_slot[at..] {
+            *f += slot_shift as u32;
         }
         self.slot_node.delta.extend_from_within(slot_from..slot_to);
         self.slot_site.extend_from_within(slot_from..slot_to);
