@@ -390,6 +390,9 @@ pub struct Level {
     offered: Vec<u32>,
     /// The same for the elements a rebirth reads (each once).
     dead_mark: Vec<u32>,
+    /// Level n ≥ 1: per match, the earliest step one of its nodes ended at (`NONE`: none has),
+    /// kept as nodes end ([`Level::note_node_end`]) and matches are stored ([`Level::note_match`]).
+    pub(crate) gone: Vec<u32>,
     offer_gen: u32,
     /// Scratch of [`Level::catch_up`]: the matches around a joined node (kept between calls, so
     /// that a catch-up does not allocate).
@@ -488,6 +491,7 @@ impl Level {
             shared: Vec::new(),
             offered: Vec::new(),
             dead_mark: Vec::new(),
+            gone: Vec::new(),
             offer_gen: 0,
             around: Vec::new(),
             touched_now: Vec::new(),
@@ -661,7 +665,10 @@ impl Level {
                 + self.still_starts.capacity() * 8
                 + self.still_apps.capacity() * 4
                 + (self.offered.capacity() + self.dead_mark.capacity()) * 4,
-            index: spill(&self.index) + self.seed.0.capacity() * 4 + self.seed.1.capacity() * 8,
+            index: spill(&self.index)
+                + self.seed.0.capacity() * 4
+                + self.seed.1.capacity() * 8
+                + self.gone.capacity() * 4,
             host: self.host.heap_bytes(),
             memo: self.memo.heap_bytes() + self.trial.heap_bytes(),
         }
@@ -1081,10 +1088,55 @@ impl Level {
         if cx.level0 {
             return Presence::Here;
         }
+        // The earliest step a node of `m` ended at, kept per match (`Level::gone`): every node
+        // of a match is born by the step it is asked at.
+        if let Some(&g) = self.gone.get(m as usize) {
+            let p = match g.cmp(&cx.t) {
+                std::cmp::Ordering::Greater => Presence::Here,
+                std::cmp::Ordering::Equal => Presence::Ending,
+                std::cmp::Ordering::Less => Presence::Gone,
+            };
+            debug_assert_eq!(p, self.presence_above(cx, m), "match {m} at step {}", cx.t);
+            return p;
+        }
         self.presence_above(cx, m)
     }
 
-    /// [`Level::presence`] at a level above 0.
+    /// Level n ≥ 1: match `m` was just stored: the earliest step one of its nodes ended at
+    /// (`NONE`: none has), which [`Level::presence`] reads.
+    pub(crate) fn note_match(&mut self, m: MatchId) {
+        if self.gone.len() == m as usize {
+            let g = (self.store.nodes(m))
+                .map(|x| self.host.ended(x).unwrap_or(NONE))
+                .min()
+                .unwrap_or(NONE);
+            grow(&mut self.gone, 1);
+            self.gone.push(g);
+        }
+    }
+
+    /// Level n ≥ 1: node `x` ended at step `t` (or, with `t` `NONE`, no longer has: undo): the
+    /// matches holding it (its index holds every one) read so in [`Level::gone`].
+    pub(crate) fn note_node_end(&mut self, x: NodeId, t: u32) {
+        let Some(ms) = self.index.get(x as usize) else {
+            return;
+        };
+        for &m in ms {
+            let Some(g) = self.gone.get(m as usize).copied() else {
+                continue;
+            };
+            self.gone[m as usize] = if t != NONE {
+                g.min(t)
+            } else {
+                (self.store.nodes(m))
+                    .map(|y| self.host.ended(y).unwrap_or(NONE))
+                    .min()
+                    .unwrap_or(NONE)
+            };
+        }
+    }
+
+    /// [`Level::presence`] from the nodes' own steps.
     #[inline(never)]
     fn presence_above(&self, cx: &StepCtx, m: MatchId) -> Presence {
         let mut p = Presence::Here;

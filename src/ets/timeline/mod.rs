@@ -864,7 +864,11 @@ impl Timeline {
                 Entry::MatchHolder(n, m, w, len) => self.levels[n as usize].store.restore_holder(m, w, len),
                 Entry::Index(n, x, len) => self.levels[n as usize].index[x as usize].truncate(len as usize),
                 Entry::IndexRemoved(n, x, i, m) => self.levels[n as usize].index[x as usize].insert(i as usize, m),
-                Entry::HostEnded(n, x) => self.levels[n as usize].host.unend(x),
+                Entry::HostEnded(n, x) => {
+                    let lv = &mut self.levels[n as usize];
+                    lv.host.unend(x);
+                    lv.note_node_end(x, NONE);
+                }
                 Entry::Slot(x, s) => self.strukt.free_terminal(x, s as usize),
                 Entry::Changed(n, x, old) => self.levels[n as usize].memo.restore_mark(x, old),
             }
@@ -879,6 +883,7 @@ impl Timeline {
                 lv.seen.remove(&key);
             }
             lv.store.truncate(sz.matches, sz.pairs, sz.multi);
+            lv.gone.truncate(sz.matches);
             level::truncate_elements(lv, sz.elements);
             // Elements below that became nodes at the undone step are not nodes any more.
             if k > 0 {
@@ -1017,6 +1022,7 @@ impl Feed {
                     j.push(Entry::HostEnded(n as u8, x));
                 }
                 lv.host.end(x, t);
+                lv.note_node_end(x, t);
             }
         }
         let links_before = lv.host.links().len();
@@ -1276,6 +1282,7 @@ fn derive_n(
             continue;
         }
         let m = lv.store.push(c, &nodes, t);
+        lv.note_match(m);
         lv.memo.changed(&nodes, t, &mut journal, n as u8);
         for &x in &nodes {
             if lv.index.len() <= x as usize {
