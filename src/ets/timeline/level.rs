@@ -1890,11 +1890,12 @@ impl Level {
                 }
             }
         }
-        // Level n ≥ 1: a start covered now is covered when its turn comes (a derivation below
-        // begins elements, and an element alive now ends at this step only as one that terminated,
-        // which covers still), so it starts nothing: taken out before the sort, which most of them
-        // would otherwise pass through (a rebirth offers hundreds, nearly all held by living
-        // elements of their class). Debug builds keep them and check the claim at their turn.
+        // Level n ≥ 1: a start covered now is covered when its turn comes (a derivation below takes
+        // steps only for the element it begins and the copies it forks, so an element alive now is
+        // alive then, and the memo's cover only grows), so it starts nothing: taken out before the
+        // sort, which most of them would otherwise pass through (a rebirth offers hundreds, nearly
+        // all held by living elements of their class). Debug builds keep them and check the claim
+        // at their turn.
         if !cx.level0 {
             if cfg!(debug_assertions) {
                 let early: Vec<(MatchId, u16)> = (starts
