@@ -558,19 +558,7 @@ impl Struct {
                 if x >= src.start {
                     continue;
                 }
-                let (xs, ts) = (x + shift, self.slot_site[pb + s] as usize);
-                let kx = self.kinds[xs as usize] as usize;
-                let (nix, ntx) = self.shape[kx];
-                let a = self.first_slot[xs as usize] as usize + nix as usize + ts;
-                let ok = ts < ntx as usize
-                    && (self.one_class || self.site_class[kx][nix as usize + ts] == self.site_class[kind as usize][s])
-                    && self.slot_node.is_free(a);
-                if !ok {
-                    return Err(match self.check_feed(xs, ts, PrimitiveKind(kind as u32), s) {
-                        Err(e) => e,
-                        Ok(()) => StructError::UnknownNode(xs),
-                    });
-                }
+                self.feed_slots(x + shift, self.slot_site[pb + s], kind, s)?;
             }
         }
         for (k, &kind) in copy_kinds.iter().enumerate() {
@@ -652,20 +640,8 @@ impl Struct {
                     continue;
                 }
                 let (xs, ts) = (x + shift, self.slot_site[pb + s]);
-                let kx = self.kinds[xs as usize] as usize;
-                let (nix, ntx) = self.shape[kx];
-                let tb = self.first_slot[xs as usize] + nix as u32;
+                let (tb, ntx) = self.feed_slots(xs, ts, kind, s)?;
                 let a = tb + ts as u32;
-                let ok = (ts as u16) < ntx
-                    && (self.one_class
-                        || self.site_class[kx][nix as usize + ts as usize] == self.site_class[kind as usize][s])
-                    && delta[a as usize] == D_FREE;
-                if !ok {
-                    return Err(match self.check_feed(xs, ts as usize, PrimitiveKind(kind as u32), s) {
-                        Err(e) => e,
-                        Ok(()) => StructError::UnknownNode(xs),
-                    });
-                }
                 fills.push(Fill {
                     a,
                     tb,
@@ -717,6 +693,27 @@ impl Struct {
             }
         }
         Ok(n0)
+    }
+
+    /// A copy's process from an earlier node, checked before anything is written: terminal site
+    /// `ts` of `xs` is to feed initial site `s` of a primitive of kind `kind`. Returns the first
+    /// terminal slot of `xs` and how many it has, or the error [`Struct::check_feed`] names (the
+    /// site missing, of another class, or not free).
+    #[inline(always)]
+    fn feed_slots(&self, xs: NodeId, ts: u8, kind: u16, s: usize) -> Result<(u32, u16), StructError> {
+        let kx = self.kinds[xs as usize] as usize;
+        let (nix, ntx) = self.shape[kx];
+        let tb = self.first_slot[xs as usize] + nix as u32;
+        let ok = (ts as u16) < ntx
+            && (self.one_class || self.site_class[kx][nix as usize + ts as usize] == self.site_class[kind as usize][s])
+            && self.slot_node.is_free((tb + ts as u32) as usize);
+        if ok {
+            return Ok((tb, ntx));
+        }
+        Err(match self.check_feed(xs, ts as usize, PrimitiveKind(kind as u32), s) {
+            Err(e) => e,
+            Ok(()) => StructError::UnknownNode(xs),
+        })
     }
 
     /// Whether terminal site `from_site` of `from` can feed initial site `to_site` of a primitive
