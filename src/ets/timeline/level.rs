@@ -1106,13 +1106,18 @@ impl Level {
     /// (`NONE`: none has), which [`Level::presence`] reads.
     pub(crate) fn note_match(&mut self, m: MatchId) {
         if self.gone.len() == m as usize {
-            let g = (self.store.nodes(m))
-                .map(|x| self.host.ended(x).unwrap_or(NONE))
-                .min()
-                .unwrap_or(NONE);
+            let g = self.earliest_end(m);
             grow(&mut self.gone, 1);
             self.gone.push(g);
         }
+    }
+
+    /// The earliest step a node of match `m` ended at (`NONE`: none has).
+    fn earliest_end(&self, m: MatchId) -> u32 {
+        (self.store.nodes(m))
+            .map(|x| self.host.ended(x).unwrap_or(NONE))
+            .min()
+            .unwrap_or(NONE)
     }
 
     /// Level n ≥ 1: node `x` ended at step `t` (or, with `t` `NONE`, no longer has: undo): the
@@ -1125,14 +1130,7 @@ impl Level {
             let Some(g) = self.gone.get(m as usize).copied() else {
                 continue;
             };
-            self.gone[m as usize] = if t != NONE {
-                g.min(t)
-            } else {
-                (self.store.nodes(m))
-                    .map(|y| self.host.ended(y).unwrap_or(NONE))
-                    .min()
-                    .unwrap_or(NONE)
-            };
+            self.gone[m as usize] = if t != NONE { g.min(t) } else { self.earliest_end(m) };
         }
     }
 
