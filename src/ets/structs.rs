@@ -1103,6 +1103,22 @@ impl Struct {
         self.slot_node.free_in(self.terminal_slots(n))
     }
 
+    /// Per node from `from` on, a bit (`i % 64` of word `i / 64` for node `from + i`): whether it
+    /// has an open terminal site ([`Struct::has_open_terminal`] of each, read in one pass).
+    pub fn open_terminal_bits(&self, from: NodeId) -> Vec<u64> {
+        let from = (from as usize).min(self.len());
+        let mut out = vec![0u64; (self.len() - from).div_ceil(64)];
+        let delta = &self.slot_node.delta[..];
+        let nodes = self.kinds[from..].iter().zip(&self.first_slot[from..self.len()]);
+        for (i, (&kind, &first)) in nodes.enumerate() {
+            let (ni, nt) = self.shape[kind as usize];
+            let b = first as usize + ni as usize;
+            let open = delta[b..b + nt as usize].contains(&D_FREE);
+            out[i / 64] |= (open as u64) << (i % 64);
+        }
+        out
+    }
+
     /// Whether a terminal site of `n` is open (`open_terminal_count(n) > 0`, without counting).
     #[inline]
     pub fn has_open_terminal(&self, n: NodeId) -> bool {
@@ -1628,6 +1644,15 @@ mod tests {
                 proptest::prop_assert_eq!(contents(&copy), contents(&general));
                 proptest::prop_assert_eq!(&told[0], &told[1]);
                 proptest::prop_assert!(told[0].iter().all(|f| f.2 == f.3), "{:?}", told[0]);
+                // The open terminal sites read in one pass are those read node by node.
+                for from in [0, src.start, s.len() as NodeId, copy.len() as NodeId] {
+                    let bits = copy.open_terminal_bits(from);
+                    for x in from..copy.len() as NodeId {
+                        let i = (x - from) as usize;
+                        proptest::prop_assert_eq!(bits[i / 64] >> (i % 64) & 1 == 1, copy.has_open_terminal(x));
+                    }
+                    proptest::prop_assert_eq!(bits.len(), (copy.len() - from as usize).div_ceil(64));
+                }
             } else {
                 proptest::prop_assert!(got.is_err());
                 proptest::prop_assert_eq!(contents(&copy), before);

@@ -48,6 +48,7 @@ pub use level::{Elem, EndKind, Level, LevelDelta, LevelMemory};
 pub use pipeline::{Pipelined, Steps};
 pub use store::MatchNodes;
 
+use classes::ClassTable;
 use journal::{Entry, LevelSizes, StepLog};
 use level::{StepCtx, StepSeeds};
 
@@ -706,45 +707,55 @@ impl Timeline {
             .push_images(images, |x| sigma.image(x), sigma.constant(), t, least);
         // This step's seed index: per primitive from the earliest a match of the step holds, the
         // new matches holding it at a seed position.
-        let nn = strukt.len() - first_node as usize;
         // (Its lists kept from one step to the next: a step's index is rebuilt, not reallocated.)
         let (mut head, mut arena) = std::mem::take(&mut lv.seed);
         head.clear();
         head.resize(strukt.len() - least as usize, NONE);
-        arena.clear();
-        for m in first_new..lv.store.len() as MatchId {
-            let c = lv.store.constraint(m);
-            // A recorded match is caught up on at any of its nodes: it lies inside an element
-            // once the element holds its last node, wherever that is (dsl, issue 17).
-            let mut enter = |x: NodeId| {
-                let h = &mut head[(x - least) as usize];
-                arena.push((m, *h));
-                *h = arena.len() as u32 - 1;
-            };
-            match lv.table.seed_mask[c.0 as usize] {
-                Some(mask) => {
-                    for (i, x) in lv.store.nodes(m).enumerate() {
-                        if mask >> i & 1 == 1 {
-                            enter(x);
-                        }
-                    }
-                }
-                None => {
-                    let (part, recorded) = (lv.table.part(c), !lv.table.recorders[c.0 as usize].is_empty());
-                    for (i, x) in lv.store.nodes(m).enumerate() {
-                        if part.seeds_at(i) || recorded {
-                            enter(x);
-                        }
-                    }
-                }
-            }
+        let table = &lv.table;
+        // (Entries written in place, room for every node of the step's matches; those past the
+        // step's entries are left from an earlier step and not read.)
+        let room = lv.store.nodes_from(first_new);
+        if arena.len() < room {
+            arena.resize(room, (0, 0));
         }
+        let mut k = 0;
+        lv.store.each_from(
+            first_new,
+            #[inline(always)]
+            |m, c, base, narrow, wide| {
+                // A recorded match is caught up on at any of its nodes: it lies inside an element
+                // once the element holds its last node, wherever that is (dsl, issue 17).
+                let Some(mask) = table.seed_mask[c.0 as usize] else {
+                    seed_entries_long(table, c, m, base, narrow, wide, least, &mut head, &mut arena, &mut k);
+                    return;
+                };
+                let mut bits = mask & low_bits(narrow.len());
+                let rel = base.wrapping_sub(least);
+                while bits != 0 {
+                    let i = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let h = &mut head[rel.wrapping_add(narrow[i] as NodeId) as usize];
+                    arena[k] = (m, *h);
+                    *h = k as u32;
+                    k += 1;
+                }
+                let mut bits = mask & low_bits(wide.len());
+                while bits != 0 {
+                    let i = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let h = &mut head[(wide[i] - least) as usize];
+                    arena[k] = (m, *h);
+                    *h = k as u32;
+                    k += 1;
+                }
+            },
+        );
         let by_anchor = &anchors;
         let reach = if self.connected0 { self.reach0 } else { usize::MAX };
         let seeds = StepSeeds {
             least,
             head: &head,
-            arena: &arena,
+            arena: &arena[..k],
         };
         let around = |x: NodeId, out: &mut Vec<MatchId>| {
             if x >= first_node {
@@ -754,10 +765,7 @@ impl Timeline {
             }
         };
         let open = |x: NodeId| strukt.has_open_terminal(x);
-        let mut open_new: Vec<u64> = vec![0; nn.div_ceil(64)];
-        for (i, x) in (first_node..strukt.len() as NodeId).enumerate() {
-            open_new[i / 64] |= (strukt.has_open_terminal(x) as u64) << (i % 64);
-        }
+        let open_new = strukt.open_terminal_bits(first_node);
         let step_of_node = |x: NodeId| step_of(starts, x);
         dirty_old.sort_unstable();
         dirty_old.dedup();
@@ -1441,6 +1449,40 @@ pub fn of_struct(
     }
     tl.end_step()?;
     Ok((tl, order))
+}
+
+/// The low `n` bits set (every one from 64 on).
+#[inline(always)]
+fn low_bits(n: usize) -> u64 {
+    if n >= 64 { u64::MAX } else { (1 << n) - 1 }
+}
+
+/// The seed index's entries of match `m` of constraint `c`, a pattern of more than 64 variables
+/// (no mask): those at the positions its context part seeds at, or all for a recorded one.
+#[cold]
+#[allow(clippy::too_many_arguments)]
+fn seed_entries_long(
+    table: &ClassTable,
+    c: ConstraintId,
+    m: MatchId,
+    base: NodeId,
+    narrow: &[u16],
+    wide: &[NodeId],
+    least: NodeId,
+    head: &mut [u32],
+    arena: &mut [(MatchId, u32)],
+    k: &mut usize,
+) {
+    let (part, recorded) = (table.part(c), !table.recorders[c.0 as usize].is_empty());
+    let nodes = narrow.iter().map(|&o| base + o as NodeId).chain(wide.iter().copied());
+    for (i, x) in nodes.enumerate() {
+        if part.seeds_at(i) || recorded {
+            let h = &mut head[(x - least) as usize];
+            arena[*k] = (m, *h);
+            *h = *k as u32;
+            *k += 1;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -331,6 +331,58 @@ impl MatchStore {
         }
         least
     }
+    /// Calls `f` with every match from `from` on, in order: its id, its constraint, and its
+    /// nodes, either as offsets from a base (`base`, `narrow`) or whole (`wide`; the other part
+    /// is then empty). The blocks are walked in turn, so that a match's nodes are found without
+    /// looking its block up ([`MatchStore::nodes`] does, for one match).
+    #[inline(always)]
+    pub fn each_from(&self, from: MatchId, mut f: impl FnMut(MatchId, ConstraintId, NodeId, &[u16], &[NodeId])) {
+        let len = self.len();
+        let mut i = from as usize;
+        // The matches kept whole from `from` on, in match order.
+        let mut w = self.wide.partition_point(|w| w.0 < from);
+        while i < len {
+            let b = i >> BLOCK_SHIFT;
+            let (first, base) = self.blocks[b];
+            let stop = ((b + 1) << BLOCK_SHIFT).min(len);
+            let mut lo = if i & (BLOCK - 1) == 0 {
+                0
+            } else {
+                (self.end[i - 1] & !WIDE) as usize
+            };
+            let nodes = &self.nodes[first as usize..];
+            for (j, &e) in (i..stop).zip(&self.end[i..stop]) {
+                let c = self.constraint.get(j);
+                if e & WIDE == 0 {
+                    let hi = e as usize;
+                    f(j as MatchId, c, base, &nodes[lo..hi], &[]);
+                    lo = hi;
+                } else {
+                    let s = self.wide[w].1 as usize;
+                    let end = self.wide.get(w + 1).map_or(self.wide_nodes.len(), |x| x.1 as usize);
+                    w += 1;
+                    f(j as MatchId, c, 0, &[], &self.wide_nodes[s..end]);
+                }
+            }
+            i = stop;
+        }
+    }
+    /// How many nodes the matches from `from` on have, all told.
+    pub fn nodes_from(&self, from: MatchId) -> usize {
+        let i = from as usize;
+        if i >= self.len() {
+            return 0;
+        }
+        let (first, _) = self.blocks[i >> BLOCK_SHIFT];
+        let lo = if i & (BLOCK - 1) == 0 {
+            0
+        } else {
+            (self.end[i - 1] & !WIDE) as usize
+        };
+        let w = self.wide.partition_point(|w| w.0 < from);
+        let wide = self.wide.get(w).map_or(0, |x| self.wide_nodes.len() - x.1 as usize);
+        self.nodes.len() - first as usize - lo + wide
+    }
     /// Number of matches.
     #[inline]
     pub fn len(&self) -> usize {
@@ -493,18 +545,24 @@ impl MatchStore {
     }
     /// Match `m`, held by no one, gets the holders of match `like`, in the same order: the same
     /// word for one holder or a pair (pairs never change once made), a list of its own for more.
+    #[inline]
     pub fn copy_holders(&mut self, m: MatchId, like: MatchId) {
         let w = self.holder[like as usize];
         debug_assert_eq!(self.holder[m as usize], NONE, "a match held already");
         if w != NONE && w & MULTI != 0 {
-            let v = self.multi[(w & INDEX) as usize].clone();
-            let i = self.multi.len() as u32;
-            grow(&mut self.multi, 1);
-            self.multi.push(v);
-            self.holder[m as usize] = MULTI | i;
+            self.copy_list(m, w);
         } else {
             self.holder[m as usize] = w;
         }
+    }
+    /// [`MatchStore::copy_holders`] of a list (`w`): a copy of it for `m`.
+    #[inline(never)]
+    fn copy_list(&mut self, m: MatchId, w: u32) {
+        let v = self.multi[(w & INDEX) as usize].clone();
+        let i = self.multi.len() as u32;
+        grow(&mut self.multi, 1);
+        self.multi.push(v);
+        self.holder[m as usize] = MULTI | i;
     }
     /// Removes `e` from the holders of `m` (a stillborn element, added at the current step: the
     /// entries before it, which the journal's lengths keep, do not move).
@@ -679,6 +737,23 @@ mod tests {
                 let got: Vec<NodeId> = s.nodes(m as MatchId).collect();
                 prop_assert_eq!(&got, ns);
                 prop_assert_eq!(s.nodes(m as MatchId).len(), ns.len());
+            }
+            // The walk from any match on gives each match's constraint and nodes as one read
+            // gives them, in order; the count of their nodes is theirs.
+            for from in [0, cut / 2, cut, model.len()] {
+                let mut walked = Vec::new();
+                let mut both = false;
+                s.each_from(from as MatchId, |m, c, base, narrow, wide| {
+                    both |= !narrow.is_empty() && !wide.is_empty();
+                    let ns = narrow.iter().map(|&o| base + o as NodeId).chain(wide.iter().copied());
+                    walked.push((m, c, ns.collect::<Vec<NodeId>>()));
+                });
+                prop_assert!(!both, "a match read in two parts");
+                let read: Vec<_> = (from..model.len())
+                    .map(|m| (m as MatchId, s.constraint(m as MatchId), model[m].clone()))
+                    .collect();
+                prop_assert_eq!(&walked, &read);
+                prop_assert_eq!(s.nodes_from(from as MatchId), model[from..].iter().map(Vec::len).sum::<usize>());
             }
         }
     }
