@@ -81,6 +81,11 @@ pub(crate) struct Persisting {
     merged: Vec<QuietEntry>,
     /// Persisting elements left with no open primitive by the sealed ones at this step.
     zeros: Vec<ElementId>,
+    /// A bit per primitive of the step before (an offset in it): sealed at this step and
+    /// balanced by its image ([`Level::seal`]).
+    balanced: Vec<u64>,
+    /// The step `balanced` was found at.
+    balanced_at: u32,
     /// Whether the elements that left at this step took their images at the step before (their
     /// entries are of it).
     left_quiet: bool,
@@ -111,6 +116,8 @@ impl Default for Persisting {
             bbits: Vec::new(),
             merged: Vec::new(),
             zeros: Vec::new(),
+            balanced: Vec::new(),
+            balanced_at: NONE,
             left_quiet: false,
             off: false,
             start_prev: Vec::new(),
@@ -409,13 +416,39 @@ impl Level {
     /// primitive with an open terminal site less. A persisting element is not touched (one left
     /// with none is looked at once the set has taken its images: [`Level::persist_closed`]); the
     /// others lose it in the order the primitives list them ([`Level::lose_open`]).
+    ///
+    /// A sealed primitive that [`Level::persist_bulk`] will copy, held by persisting elements
+    /// only, to an image with an open terminal site gives each holder that site back as soon as
+    /// the set takes its images: it is *balanced*, and neither the loss nor the gain is counted.
+    /// (No holder's count is lower for it in between where it matters: an element left with none
+    /// here is looked at only once the images are taken, and then its count is the same.)
     pub(crate) fn seal(&mut self, cx: &mut StepCtx, sealed: &[NodeId]) {
         let mut losing: Vec<ElementId> = Vec::new();
+        let bulk = self.bulk_images(cx);
+        self.pers.balanced.clear();
+        self.pers.balanced_at = cx.t;
+        if let Some(image) = bulk {
+            let (s1, s0, _) = image.bounds();
+            self.pers.balanced.resize((s0 - s1).div_ceil(64) as usize, 0);
+        }
         let (holders, elems, pers) = (&self.node_holders, &mut self.elems, &mut self.pers);
         for &x in sealed {
+            if let Some(image) = bulk
+                && let Some(y) = image.clean_image(x)
+                && !bit(cx.dirty_new, y - image.bounds().1)
+                && cx.is_open(y)
+            {
+                let i = x - image.bounds().0;
+                let hs = holders.get(x as usize);
+                if !bit(&pers.balanced, i) && !hs.is_empty() && hs.iter().all(|e| bit(&pers.bits, e)) {
+                    set_bit(&mut pers.balanced, i);
+                    continue;
+                }
+            }
             for e in holders.get(x as usize) {
                 if bit(&pers.bits, e) {
                     let el = &mut elems[e as usize];
+                    debug_assert!(el.open > 0, "a persisting element's count of open primitives");
                     el.open = el.open.saturating_sub(1);
                     if el.open == 0 {
                         pers.zeros.push(e);
@@ -430,6 +463,14 @@ impl Level {
         }
     }
 
+    /// The images [`Level::persist_bulk`] takes the set's at, when it runs at this step (called
+    /// by the quiet pass of level 0 once a span of steps repeats, with the set not empty).
+    fn bulk_images<'a>(&self, cx: &StepCtx<'a>) -> Option<super::repeats::Images<'a>> {
+        let runs =
+            cx.level0 && cx.shift.is_some() && cx.shifts.is_some() && cx.t >= cx.span + 2 && !self.pers.list.is_empty();
+        cx.image.filter(|_| runs)
+    }
+
     /// Level 0, first in the quiet pass at step t: the set takes its images. Each match and
     /// primitive of t−1 held only by persisting elements has its image held by them alike (its
     /// holder word or slot copied), with what each image brings; one held by persisting elements
@@ -439,10 +480,7 @@ impl Level {
         self.pers.boundary.clear();
         self.pers.at = cx.t;
         self.pers.taken = true;
-        if self.pers.list.is_empty() {
-            return;
-        }
-        let (Some(image), Some(sh)) = (cx.image, cx.shifts) else {
+        let (Some(image), Some(sh)) = (self.bulk_images(cx), cx.shifts) else {
             return;
         };
         let anchors = sh.anchors;
@@ -496,13 +534,18 @@ impl Level {
                 continue;
             }
             let (all, any) = self.node_holders.copy_if_set(x as usize, y as usize, &self.pers.bits);
+            let balanced = self.pers.balanced_at == cx.t && bit(&self.pers.balanced, x - s1);
+            debug_assert!(
+                !balanced || (all && cx.is_open(y)),
+                "a balanced primitive is copied open"
+            );
             if !all {
                 if any {
                     mixed.push((false, x));
                 }
                 continue;
             }
-            if cx.is_open(y) {
+            if cx.is_open(y) && !balanced {
                 let (holders, elems) = (&self.node_holders, &mut self.elems);
                 for e in holders.get(y as usize) {
                     elems[e as usize].open += 1;
