@@ -356,15 +356,19 @@ impl Level {
         for &x in cx.dirty_old {
             out.extend(self.node_holders.get(x as usize).iter());
         }
-        let (s1, s0, _) = image.bounds();
-        for x in s1..s0 {
-            let calm = image.clean_image(x).is_some_and(|y| {
-                let i = (y - s0) as usize;
-                cx.dirty_new[i / 64] >> (i % 64) & 1 == 0
-            });
-            if !calm {
-                out.extend(self.node_holders.get(x as usize).iter());
-            }
+        image.each_unsettled(cx.dirty_new, |x| out.extend(self.node_holders.get(x as usize).iter()));
+        #[cfg(debug_assertions)]
+        {
+            let (s1, s0, _) = image.bounds();
+            let mut unsettled = Vec::new();
+            image.each_unsettled(cx.dirty_new, |x| unsettled.push(x));
+            let calm = |x: NodeId| {
+                image.clean_image(x).is_some_and(|y| {
+                    let i = (y - s0) as usize;
+                    cx.dirty_new[i / 64] >> (i % 64) & 1 == 0
+                })
+            };
+            debug_assert!(unsettled.iter().copied().eq((s1..s0).filter(|&x| !calm(x))));
         }
         for e in out {
             if self.persists(e) {

@@ -356,6 +356,27 @@ impl<'a> Images<'a> {
         let n = p - self.s1 + self.s0;
         (n < self.len && self.repeats.is_clean(self.s0, n)).then(|| self.anchors.get(n as usize) + rank)
     }
+    /// Calls `f` with each primitive of step t−1, in order, that has no clean image
+    /// ([`Images::clean_image`]) or whose image is set in `dirty` (a bit per primitive of t, by
+    /// its offset there): read a word of 64 primitives at a time.
+    #[inline]
+    pub(crate) fn each_unsettled(&self, dirty: &[u64], mut f: impl FnMut(NodeId)) {
+        let n = (self.s0 - self.s1) as usize;
+        // (The clean bits are set only for primitives of t, which have a preimage.)
+        let clean = &self.repeats.clean;
+        for w in 0..n.div_ceil(64) {
+            let settled = clean.get(w).copied().unwrap_or(0) & !dirty.get(w).copied().unwrap_or(0);
+            let mut not = !settled;
+            if (w + 1) * 64 > n {
+                not &= (1 << (n - w * 64)) - 1;
+            }
+            while not != 0 {
+                let b = not.trailing_zeros() as usize;
+                not &= not - 1;
+                f(self.s1 + (w * 64 + b) as NodeId);
+            }
+        }
+    }
 }
 
 /// σ for the nodes of the three steps before the latest, t (where nearly every node of a match
@@ -479,6 +500,48 @@ mod tests {
     /// The step a node belongs to: the last step whose first node is at or before it.
     fn searched(starts: &[NodeId], x: NodeId) -> usize {
         starts.partition_point(|&a| a <= x).saturating_sub(1)
+    }
+
+    proptest::proptest! {
+        /// The primitives of t−1 read a word at a time as unsettled are those without a clean
+        /// image or with a dirty one, read one by one, in order: steps of any sizes (the latest
+        /// longer or shorter than the one before), any clean and dirty bits.
+        #[test]
+        fn the_unsettled_primitives_read_by_words_are_those_read_one_by_one(
+            (prev, latest) in (0u32..200, 0u32..200),
+            clean in proptest::collection::vec(proptest::num::u64::ANY, 0..5),
+            dirty in proptest::collection::vec(proptest::num::u64::ANY, 0..5),
+        ) {
+            let starts = [0, 7, 7 + prev];
+            let len = 7 + prev + latest;
+            let nn = latest as usize;
+            let with_preimage = (prev as usize).min(nn);
+            // Clean bits as `Repeats::step` leaves them: only for primitives with a preimage.
+            let mut c = vec![0u64; nn.div_ceil(64)];
+            for (i, w) in c.iter_mut().enumerate() {
+                let have = with_preimage.saturating_sub(i * 64).min(64);
+                let mask = if have == 64 { u64::MAX } else { (1u64 << have) - 1 };
+                *w = clean.get(i).copied().unwrap_or(u64::MAX) & mask;
+            }
+            let mut d = vec![0u64; nn.div_ceil(64)];
+            for (i, w) in d.iter_mut().enumerate() {
+                *w = dirty.get(i).copied().unwrap_or(0);
+            }
+            let repeats = Repeats { clean: c, ..Repeats::default() };
+            let anchors = super::super::runs::Anchors::new();
+            let image = super::Images::new(&repeats, &anchors, &starts, len);
+            let mut words = Vec::new();
+            image.each_unsettled(&d, |x| words.push(x));
+            let one_by_one: Vec<NodeId> = (7..7 + prev)
+                .filter(|&x| {
+                    !image.clean_image(x).is_some_and(|y| {
+                        let i = (y - 7 - prev) as usize;
+                        d[i / 64] >> (i % 64) & 1 == 0
+                    })
+                })
+                .collect();
+            proptest::prop_assert_eq!(words, one_by_one);
+        }
     }
 
     #[test]
