@@ -91,7 +91,25 @@ impl Anchors {
         }
     }
     /// Appends an entry.
+    #[inline]
     pub(crate) fn push(&mut self, v: u32) {
+        if let Anchors::Narrow { base, off } = self {
+            let p = off.len();
+            if !p.is_multiple_of(ANCHOR_BLOCK)
+                && let Some(d) = v
+                    .checked_sub(base[p / ANCHOR_BLOCK])
+                    .and_then(|d| u16::try_from(d).ok())
+            {
+                grow(off, 1);
+                off.push(d);
+                return;
+            }
+        }
+        self.push_slow(v);
+    }
+    /// [`Anchors::push`] of an entry that begins a block or does not fit its block's offsets.
+    #[inline(never)]
+    fn push_slow(&mut self, v: u32) {
         if let Anchors::Narrow { base, off } = self {
             let p = off.len();
             if p % ANCHOR_BLOCK == 0 {
