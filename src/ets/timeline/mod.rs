@@ -640,19 +640,33 @@ impl Timeline {
         let mut images: std::ops::Range<MatchId> = 0..0;
         let mut copied_to = first_new;
         let sigma = repeats::Sigma::new(starts, strukt.len() as NodeId);
-        for n in first_node..strukt.len() as NodeId {
-            if self.repeats.is_clean(first_node, n) {
+        let (len, clean) = (strukt.len() as NodeId, self.repeats.clean_words());
+        let mut next = first_node;
+        while next < len {
+            let n = next;
+            let i = (n - first_node) as usize;
+            let word = clean.get(i / 64).copied().unwrap_or(0) >> (i % 64);
+            if word & 1 == 1 {
+                // The clean primitives from n on within this word of bits, taken at once.
+                let k = ((!word).trailing_zeros() as usize)
+                    .min(64 - i % 64)
+                    .min((len - n) as usize);
                 let p = repeats::original(starts, n) as usize;
-                let (from, to) = (anchors.get(p), anchors.get(p + 1));
+                let from = anchors.get(p);
                 if images.is_empty() {
                     images = from..from;
                     copied_to = lv.store.len() as MatchId;
                 }
                 debug_assert_eq!(images.end, from);
-                images.end = to;
-                anchors.push(copied_to + (to - images.start));
+                for q in p + 1..=p + k {
+                    let to = anchors.get(q);
+                    anchors.push(copied_to + (to - images.start));
+                }
+                images.end = anchors.get(p + k);
+                next += k as NodeId;
                 continue;
             }
+            next += 1;
             let run = std::mem::replace(&mut images, 0..0);
             least = lv
                 .store

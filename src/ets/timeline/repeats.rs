@@ -95,6 +95,12 @@ impl Repeats {
         &self.bad[a..b]
     }
 
+    /// The latest step's clean bits, a bit per node from its first ([`Repeats::is_clean`]).
+    #[inline]
+    pub(crate) fn clean_words(&self) -> &[u64] {
+        &self.clean
+    }
+
     /// Whether node `n` of the latest step is clean (after [`Repeats::step`]).
     #[inline]
     pub(crate) fn is_clean(&self, first: NodeId, n: NodeId) -> bool {
