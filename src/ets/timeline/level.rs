@@ -815,6 +815,12 @@ pub(crate) struct StepCtx<'a> {
 }
 
 impl StepCtx<'_> {
+    /// Whether level 0's quiet pass runs at this step: the step repeats the one before (its
+    /// images and σ are known) for at least the span its matches reach plus two steps.
+    #[inline]
+    pub(crate) fn quiet_runs(&self) -> bool {
+        self.level0 && self.image.is_some() && self.shift.is_some() && self.t >= self.span + 2
+    }
     /// Level 0: whether primitive `x` has an open terminal site now (a bit for this step's).
     #[inline]
     pub(crate) fn is_open(&self, x: NodeId) -> bool {
@@ -2099,7 +2105,7 @@ impl Level {
             return;
         };
         let t = cx.t;
-        if !cx.level0 || t < cx.span + 2 {
+        if !cx.quiet_runs() {
             return;
         }
         // The persisting elements take their images ([`super::persist`]).

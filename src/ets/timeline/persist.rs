@@ -287,8 +287,7 @@ impl Level {
             self.pers.fresh.clear();
             self.pers.live = 0;
         }
-        let quiet_runs = cx.level0 && cx.image.is_some() && cx.shift.is_some() && t >= cx.span + 2;
-        let carry = quiet_runs
+        let carry = cx.quiet_runs()
             && !self.pers.off
             && cx.journal.is_none()
             && self.quiet_at == t - 1
@@ -470,8 +469,7 @@ impl Level {
     /// The images [`Level::persist_bulk`] takes the set's at, when it runs at this step (called
     /// by the quiet pass of level 0 once a span of steps repeats, with the set not empty).
     fn bulk_images<'a>(&self, cx: &StepCtx<'a>) -> Option<super::repeats::Images<'a>> {
-        let runs =
-            cx.level0 && cx.shift.is_some() && cx.shifts.is_some() && cx.t >= cx.span + 2 && !self.pers.list.is_empty();
+        let runs = cx.quiet_runs() && cx.shifts.is_some() && !self.pers.list.is_empty();
         cx.image.filter(|_| runs)
     }
 

@@ -369,7 +369,7 @@ impl<'a> Images<'a> {
     pub(crate) fn each_unsettled(&self, dirty: &[u64], mut f: impl FnMut(NodeId)) {
         let n = (self.s0 - self.s1) as usize;
         // (The clean bits are set only for primitives of t, which have a preimage.)
-        let clean = &self.repeats.clean;
+        let clean = self.repeats.clean_words();
         for w in 0..n.div_ceil(64) {
             let settled = clean.get(w).copied().unwrap_or(0) & !dirty.get(w).copied().unwrap_or(0);
             let mut not = !settled;

@@ -262,11 +262,7 @@ impl MatchStore {
                 .min((BLOCK - (i & (BLOCK - 1))) as MatchId) as usize;
             if id & (BLOCK - 1) != 0 && base != UNSET {
                 let (ofirst, obase) = self.blocks[i >> BLOCK_SHIFT];
-                let lo = if i & (BLOCK - 1) == 0 {
-                    0
-                } else {
-                    self.end[i - 1] & !WIDE
-                };
+                let lo = self.begin_in_block(i) as u16;
                 let ends = &self.end[i..i + c];
                 // Originals kept whole stop the chunk before them.
                 let c = ends.iter().position(|&e| e & WIDE != 0).unwrap_or(c);
@@ -345,11 +341,7 @@ impl MatchStore {
             let b = i >> BLOCK_SHIFT;
             let (first, base) = self.blocks[b];
             let stop = ((b + 1) << BLOCK_SHIFT).min(len);
-            let mut lo = if i & (BLOCK - 1) == 0 {
-                0
-            } else {
-                (self.end[i - 1] & !WIDE) as usize
-            };
+            let mut lo = self.begin_in_block(i);
             let nodes = &self.nodes[first as usize..];
             for (j, &e) in (i..stop).zip(&self.end[i..stop]) {
                 let c = self.constraint.get(j);
@@ -374,14 +366,20 @@ impl MatchStore {
             return 0;
         }
         let (first, _) = self.blocks[i >> BLOCK_SHIFT];
-        let lo = if i & (BLOCK - 1) == 0 {
-            0
-        } else {
-            (self.end[i - 1] & !WIDE) as usize
-        };
+        let lo = self.begin_in_block(i);
         let w = self.wide.partition_point(|w| w.0 < from);
         let wide = self.wide.get(w).map_or(0, |x| self.wide_nodes.len() - x.1 as usize);
         self.nodes.len() - first as usize - lo + wide
+    }
+    /// Where the nodes of match `i` begin, counted from its block's first node in `nodes` (the
+    /// end of the match before it in the block, or 0 for a block's first).
+    #[inline(always)]
+    fn begin_in_block(&self, i: usize) -> usize {
+        if i & (BLOCK - 1) == 0 {
+            0
+        } else {
+            (self.end[i - 1] & !WIDE) as usize
+        }
     }
     /// Number of matches.
     #[inline]
@@ -402,14 +400,10 @@ impl MatchStore {
             return self.wide_of(m);
         }
         let (first, base) = self.blocks[i >> BLOCK_SHIFT];
-        let lo = if i & (BLOCK - 1) == 0 {
-            0
-        } else {
-            self.end[i - 1] & !WIDE
-        };
+        let lo = self.begin_in_block(i);
         MatchNodes {
             base,
-            narrow: self.nodes[first as usize + lo as usize..first as usize + end as usize].iter(),
+            narrow: self.nodes[first as usize + lo..first as usize + end as usize].iter(),
             wide: [].iter(),
         }
     }
