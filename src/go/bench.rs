@@ -88,9 +88,13 @@ pub struct ClassifyBench {
     /// The board's vertices.
     pub vertices: usize,
     /// Of the whole record's primitives, the share level 0 found clean: they and everything
-    /// around them repeat the previous position, and their matches were taken as images of the
-    /// previous position's instead of matched (`Timeline::find_repeats`).
+    /// around them repeat the previous position, or they repeat it and their matches were found
+    /// to (`calm_share`), and their matches were taken as images of the previous position's
+    /// (`Timeline::find_repeats`).
     pub clean_share: f64,
+    /// Of the whole record's primitives, the share of those clean ones found so by their
+    /// matches, not by their neighbourhood.
+    pub calm_share: f64,
     /// Element steps level 0 took as images of the element's last one, without derivation.
     pub quiet_element_steps: u64,
     /// Stillborn elements of levels 1–2 made by trial derivations (`Timeline::trial_derivations`),
@@ -277,7 +281,7 @@ pub fn classify(
     let mut memory = TimelineMemory::default();
     let mut front_end = 0;
     let mut piped = false;
-    let (mut clean_share, mut quiet) = (0.0, 0);
+    let (mut clean_share, mut calm_share, mut quiet) = (0.0, 0.0, 0);
     let (mut trials, mut replays) = (0, 0);
     // On one thread: the positions pushed one at a time, every level at each position.
     let one_thread = || -> Result<f64, BenchError> {
@@ -303,6 +307,7 @@ pub fn classify(
         piped = whole.timeline().steps_pipelined() > 0;
         let r = whole.timeline().repeat_counts();
         clean_share = r.clean as f64 / r.primitives.max(1) as f64;
+        calm_share = r.calm as f64 / r.primitives.max(1) as f64;
         quiet = r.quiet;
         trials = whole.timeline().trials_made();
         replays = whole.timeline().flood_replays();
@@ -396,6 +401,7 @@ pub fn classify(
         dirty_vertices_per_position: dirty_vertices(replay),
         vertices: cols as usize * rows as usize,
         clean_share,
+        calm_share,
         quiet_element_steps: quiet,
         stillborn_by_trials: trials,
         stillborn_from_memo: replays,

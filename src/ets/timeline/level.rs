@@ -790,7 +790,7 @@ pub(crate) struct StepCtx<'a> {
     pub resolve: Vec<ElementId>,
     /// Level 0, repeats found: the image at this step of the match formed at the step before,
     /// anchored (its latest primitive) at `anchor` with rank `rank` there (the match `rank`
-    /// places after the first anchored at `anchor`), when that primitive's image is calm
+    /// places after the first anchored at `anchor`), when that primitive's image is clean
     /// (`super::repeats`).
     pub image: Option<super::repeats::Images<'a>>,
     /// Level 0: the shift σ of a primitive of an earlier step (the primitive at its place one

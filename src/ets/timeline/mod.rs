@@ -94,8 +94,11 @@ pub struct RepeatCounts {
     /// Primitives added.
     pub primitives: u64,
     /// Of them, the clean ones: they and their neighbourhood (the pattern reach) repeat the step
-    /// before, and their matches were taken as images.
+    /// before, or they repeat it and so do the matches anchored at them (`calm`); their matches
+    /// were taken as images.
     pub clean: u64,
+    /// Of the clean ones, those found so by their matches, not by their neighbourhood.
+    pub calm: u64,
     /// Element steps taken as the images of the element's last one, without derivation.
     pub quiet: u64,
 }
@@ -371,6 +374,7 @@ impl Timeline {
         RepeatCounts {
             primitives: self.repeats.node_count,
             clean: self.repeats.clean_count,
+            calm: self.repeats.calm_count,
             quiet: self.levels[0].quiet_count,
         }
     }
@@ -628,6 +632,9 @@ impl Timeline {
         self.repeats
             .step(strukt, &self.step_start, self.reach0, self.copy.as_deref());
         let mut flat: Vec<NodeId> = Vec::new();
+        let mut fresh: Vec<(ConstraintId, u32)> = Vec::new();
+        // The primitives found clean by their matches (`Repeats::calm`).
+        let mut calm: Vec<NodeId> = Vec::new();
         let starts = &self.step_start;
         // The primitives held by a match that is not an image: earlier ones, and this step's (bits).
         let mut dirty_old: Vec<NodeId> = Vec::new();
@@ -667,10 +674,6 @@ impl Timeline {
                 continue;
             }
             next += 1;
-            let run = std::mem::replace(&mut images, 0..0);
-            least = lv
-                .store
-                .push_images(run, |x| sigma.image(x), sigma.constant(), t, least);
             let kind = strukt.kind_of(n).0 as usize;
             // What feeds each initial site: (kind, terminal site).
             let mut fed: SmallVec<[(u32, u16); 8]> = SmallVec::new();
@@ -679,6 +682,9 @@ impl Timeline {
                 fed.push(x.map_or((u32::MAX, 0), |(m, t)| (strukt.kind_of(m).0, t as u16)));
                 s += 1;
             }
+            // The matches anchored at n: (constraint, where its nodes begin in `flat`).
+            flat.clear();
+            fresh.clear();
             for p0 in &self.plans0[kind] {
                 if !p0
                     .needs
@@ -689,7 +695,7 @@ impl Timeline {
                 }
                 let p = &self.setting.constraint(p0.constraint).pattern;
                 let k = p.vars.len();
-                flat.clear();
+                let from = flat.len();
                 let _ = p0.plan.run(
                     strukt,
                     p,
@@ -701,16 +707,50 @@ impl Timeline {
                     },
                     &mut self.scratch,
                 );
-                for m in flat.chunks(k.max(1)) {
-                    lv.store.push(p0.constraint, m, t);
-                    for &x in m {
-                        if x < first_node {
-                            dirty_old.push(x);
-                            least = least.min(x);
-                        } else {
-                            let i = (x - first_node) as usize;
-                            dirty_new[i / 64] |= 1 << (i % 64);
-                        }
+                fresh.extend((from..flat.len()).step_by(k.max(1)).map(|i| (p0.constraint, i as u32)));
+            }
+            // A repeat whose matches are the σ-images of its preimage's, in the same order, is
+            // clean after all (`Repeats::calm`): its matches are taken as images.
+            if self.repeats.may_calm(first_node, n) {
+                let p = repeats::original(starts, n);
+                let (a, b) = (anchors.get(p as usize), anchors.get(p as usize + 1));
+                let ends = fresh.iter().skip(1).map(|&(_, i)| i).chain([flat.len() as u32]);
+                if (b - a) as usize == fresh.len()
+                    && fresh.iter().zip(ends).zip(a..b).all(|((&(c, i), j), m)| {
+                        lv.store.constraint(m) == c
+                            && lv
+                                .store
+                                .nodes(m)
+                                .map(|x| sigma.next(x))
+                                .eq(flat[i as usize..j as usize].iter().map(|&y| Some(y)))
+                    })
+                {
+                    calm.push(n);
+                    if images.is_empty() {
+                        images = a..a;
+                        copied_to = lv.store.len() as MatchId;
+                    }
+                    debug_assert_eq!(images.end, a);
+                    anchors.push(copied_to + (b - images.start));
+                    images.end = b;
+                    continue;
+                }
+            }
+            let run = std::mem::replace(&mut images, 0..0);
+            least = lv
+                .store
+                .push_images(run, |x| sigma.image(x), sigma.constant(), t, least);
+            let ends = fresh.iter().skip(1).map(|&(_, i)| i).chain([flat.len() as u32]);
+            for (&(c, i), j) in fresh.iter().zip(ends) {
+                let m = &flat[i as usize..j as usize];
+                lv.store.push(c, m, t);
+                for &x in m {
+                    if x < first_node {
+                        dirty_old.push(x);
+                        least = least.min(x);
+                    } else {
+                        let i = (x - first_node) as usize;
+                        dirty_new[i / 64] |= 1 << (i % 64);
                     }
                 }
             }
@@ -719,6 +759,9 @@ impl Timeline {
         least = lv
             .store
             .push_images(images, |x| sigma.image(x), sigma.constant(), t, least);
+        for n in calm {
+            self.repeats.calm(first_node, n);
+        }
         // This step's seed index: per primitive from the earliest a match of the step holds, the
         // new matches holding it at a seed position.
         // (Its lists kept from one step to the next: a step's index is rebuilt, not reallocated.)

@@ -14,6 +14,13 @@
 //!   an in-process of one of them, and σ is increasing within a step. A plan reads nothing else,
 //!   so the matches anchored at n, as their latest node, are the σ-images of those anchored at p,
 //!   in the same order.
+//! - **Clean by its matches** (*calm*). A repeat n of p that is not clean so, because a change
+//!   lies within `reach` of it or of p, may still have the σ-images of p's matches as its own: the
+//!   reach bounds every pattern of the level, and most patterns reach less far from a given node.
+//!   Level 0 runs the plans at n and compares; when the matches are those images, in the same
+//!   order, n is clean too ([`Repeats::calm`]). Every reader of the clean bits asks only that (the
+//!   matches anchored at a clean node are the images of those at its preimage, at the same ranks),
+//!   so the two kinds are one to them.
 //!
 //! Distances are taken in the whole struct (later nodes included): a superset of the nodes a plan
 //! can reach, so a node found clean is clean. A step whose nodes mostly do not repeat (a front-end
@@ -59,6 +66,12 @@ pub(crate) struct Repeats {
     /// back included).
     pub clean_count: u64,
     pub node_count: u64,
+    /// Of the clean nodes, how many were found so by their matches ([`Repeats::calm`]).
+    pub calm_count: u64,
+    /// Whether the latest step's neighbourhoods were searched (its clean bits are not all unset
+    /// for want of a search), and how many of its first nodes have a preimage.
+    searched: bool,
+    with_preimage: usize,
     /// Scratch: the nodes reached during a search, from its first node.
     seen: Vec<bool>,
 }
@@ -83,6 +96,7 @@ impl Repeats {
         }
         self.steps.truncate(steps);
         self.clean.clear();
+        self.searched = false;
     }
 
     /// The non-repeats of step `k`.
@@ -124,6 +138,7 @@ impl Repeats {
         self.clean.clear();
         self.clean.resize(nn.div_ceil(64), 0);
         self.node_count += nn as u64;
+        self.searched = false;
         let step_of = |x: NodeId| step_of(starts, x) as u32;
         let end_of = |k: u32| -> NodeId { starts.get(k as usize + 1).copied().unwrap_or(len) };
         // σ(x): the node at x's offset in the next step, if that step has one there.
@@ -255,6 +270,27 @@ impl Repeats {
             }
         }
         self.clean_count += self.clean.iter().map(|w| w.count_ones() as u64).sum::<u64>();
+        self.searched = true;
+        self.with_preimage = with_preimage;
+    }
+
+    /// Whether node `n` of the latest step (from `first`), not clean, may yet be found clean by
+    /// its matches ([`Repeats::calm`]): the step's neighbourhoods were searched, and `n` repeats
+    /// its preimage.
+    pub(crate) fn may_calm(&self, first: NodeId, n: NodeId) -> bool {
+        let t = self.steps.len() as u32 - 1;
+        self.searched && ((n - first) as usize) < self.with_preimage && self.bad_of(t).binary_search(&n).is_err()
+    }
+
+    /// Node `n` of the latest step, a repeat of p that is not clean by its neighbourhood
+    /// ([`Repeats::may_calm`]), is clean after all: the matches anchored at it are the σ-images
+    /// of those anchored at p, in the same order (its caller compared them).
+    pub(crate) fn calm(&mut self, first: NodeId, n: NodeId) {
+        let i = (n - first) as usize;
+        debug_assert!(self.clean[i / 64] >> (i % 64) & 1 == 0);
+        self.clean[i / 64] |= 1 << (i % 64);
+        self.clean_count += 1;
+        self.calm_count += 1;
     }
 
     /// The nodes in `a..b` within `radius` processes of a node of `sources`, sorted (searching the
