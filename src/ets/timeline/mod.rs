@@ -637,8 +637,11 @@ impl Timeline {
         let mut calm: Vec<NodeId> = Vec::new();
         let starts = &self.step_start;
         // The primitives held by a match that is not an image: earlier ones, and this step's (bits).
-        let mut dirty_old: Vec<NodeId> = Vec::new();
-        let mut dirty_new: Vec<u64> = vec![0; (strukt.len() - first_node as usize).div_ceil(64)];
+        let mut dirty = Dirty {
+            first: first_node,
+            old: Vec::new(),
+            new: vec![0; (strukt.len() - first_node as usize).div_ceil(64)],
+        };
         // The earliest primitive a match of this step holds.
         let mut least = first_node;
         // The images of the matches anchored at the primitives the clean ones repeat, copied a
@@ -682,7 +685,17 @@ impl Timeline {
                 fed.push(x.map_or((u32::MAX, 0), |(m, t)| (strukt.kind_of(m).0, t as u16)));
                 s += 1;
             }
-            // The matches anchored at n: (constraint, where its nodes begin in `flat`).
+            // A repeat whose matches are the σ-images of its preimage's, in the same order, is
+            // clean after all (`Repeats::calm`): its matches are then taken as images. Its
+            // matches are kept aside until they are compared; any other primitive's are new.
+            let may_calm = self.repeats.may_calm(first_node, n);
+            if !may_calm {
+                let run = std::mem::replace(&mut images, 0..0);
+                least = lv
+                    .store
+                    .push_images(run, |x| sigma.image(x), sigma.constant(), t, least);
+            }
+            // The matches kept aside: (constraint, where its nodes begin in `flat`).
             flat.clear();
             fresh.clear();
             for p0 in &self.plans0[kind] {
@@ -707,11 +720,16 @@ impl Timeline {
                     },
                     &mut self.scratch,
                 );
-                fresh.extend((from..flat.len()).step_by(k.max(1)).map(|i| (p0.constraint, i as u32)));
+                if may_calm {
+                    fresh.extend((from..flat.len()).step_by(k.max(1)).map(|i| (p0.constraint, i as u32)));
+                } else {
+                    for m in flat[from..].chunks(k.max(1)) {
+                        lv.store.push(p0.constraint, m, t);
+                        dirty.mark(m, &mut least);
+                    }
+                }
             }
-            // A repeat whose matches are the σ-images of its preimage's, in the same order, is
-            // clean after all (`Repeats::calm`): its matches are taken as images.
-            if self.repeats.may_calm(first_node, n) {
+            if may_calm {
                 let p = repeats::original(starts, n);
                 let (a, b) = (anchors.get(p as usize), anchors.get(p as usize + 1));
                 let ends = fresh.iter().skip(1).map(|&(_, i)| i).chain([flat.len() as u32]);
@@ -735,23 +753,15 @@ impl Timeline {
                     images.end = b;
                     continue;
                 }
-            }
-            let run = std::mem::replace(&mut images, 0..0);
-            least = lv
-                .store
-                .push_images(run, |x| sigma.image(x), sigma.constant(), t, least);
-            let ends = fresh.iter().skip(1).map(|&(_, i)| i).chain([flat.len() as u32]);
-            for (&(c, i), j) in fresh.iter().zip(ends) {
-                let m = &flat[i as usize..j as usize];
-                lv.store.push(c, m, t);
-                for &x in m {
-                    if x < first_node {
-                        dirty_old.push(x);
-                        least = least.min(x);
-                    } else {
-                        let i = (x - first_node) as usize;
-                        dirty_new[i / 64] |= 1 << (i % 64);
-                    }
+                let run = std::mem::replace(&mut images, 0..0);
+                least = lv
+                    .store
+                    .push_images(run, |x| sigma.image(x), sigma.constant(), t, least);
+                let ends = fresh.iter().skip(1).map(|&(_, i)| i).chain([flat.len() as u32]);
+                for (&(c, i), j) in fresh.iter().zip(ends) {
+                    let m = &flat[i as usize..j as usize];
+                    lv.store.push(c, m, t);
+                    dirty.mark(m, &mut least);
                 }
             }
             anchors.push(lv.store.len() as u32);
@@ -824,6 +834,11 @@ impl Timeline {
         let open = |x: NodeId| strukt.has_open_terminal(x);
         let open_new = strukt.open_terminal_bits(first_node);
         let step_of_node = |x: NodeId| step_of(starts, x);
+        let Dirty {
+            old: mut dirty_old,
+            new: dirty_new,
+            ..
+        } = dirty;
         dirty_old.sort_unstable();
         dirty_old.dedup();
         let (rp, len) = (&self.repeats, strukt.len() as NodeId);
@@ -988,6 +1003,30 @@ impl Timeline {
             lv.delta = prev.as_ref().map(|d| d[k].clone()).unwrap_or_default();
         }
         Ok(())
+    }
+}
+
+/// Level 0, while a step's matches are found: the primitives held by a match that is not an
+/// image (the earlier ones listed, the step's a bit each from its first).
+struct Dirty {
+    first: NodeId,
+    old: Vec<NodeId>,
+    new: Vec<u64>,
+}
+
+impl Dirty {
+    /// The primitives of new match `m` are dirty; `least` becomes the earliest one a match holds.
+    #[inline]
+    fn mark(&mut self, m: &[NodeId], least: &mut NodeId) {
+        for &x in m {
+            if x < self.first {
+                self.old.push(x);
+                *least = (*least).min(x);
+            } else {
+                let i = (x - self.first) as usize;
+                self.new[i / 64] |= 1 << (i % 64);
+            }
+        }
     }
 }
 
