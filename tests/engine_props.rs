@@ -316,6 +316,7 @@ proptest! {
         layer in prop::collection::vec((prop_oneof![4 => 2usize..4, 1 => 0usize..5], prop::collection::vec(any::<u16>(), 3)), 1..8),
         layers in 2usize..24,
         flips in prop::collection::vec((any::<u16>(), any::<u16>(), 0usize..5), 0..3),
+        rewires in prop::collection::vec((any::<u16>(), any::<u16>()), 0..3),
     ) {
         // Steps that repeat one another (people and accounts arrive first, then the same
         // withdrawals and spending step after step), but for a few primitives of another kind:
@@ -328,7 +329,7 @@ proptest! {
         // without reading their sites.
         let st = Arc::new(bank::setting());
         let prefix: Vec<usize> = [0].repeat(people).into_iter().chain([1].repeat(accounts)).collect();
-        let (s, cuts) = layered(st.alphabet(), &prefix, &layer, layers, &flips);
+        let (s, cuts) = layered(st.alphabet(), &prefix, &layer, layers, &flips, &rewires);
         let (found, found_steps) = grow_finding_repeats(&st, &s, &cuts, false);
         let (images, image_steps) = grow_finding_repeats(&st, &s, &cuts, true);
         prop_assert_eq!(found.repeat_counts().clean, 0);
@@ -512,6 +513,7 @@ fn layered(
     layer: &Recipe,
     layers: usize,
     flips: &[(u16, u16, usize)],
+    rewires: &[(u16, u16)],
 ) -> (Struct, Vec<u32>) {
     let mut s = Struct::new(al.clone());
     let mut cuts = Vec::new();
@@ -532,8 +534,14 @@ fn layered(
             let kind = ets::ets::PrimitiveKind(k as u32);
             let n = s.add_primitive(kind).unwrap();
             let ap = al.primitive(kind).clone();
+            // A rewired primitive is fed from other open sites than the same one of the other
+            // layers (of the same kind, it does not repeat it; a match through it may hold other
+            // nodes at a primitive that does).
+            let rewired = rewires
+                .iter()
+                .any(|r| r.0 as usize % layers == j && r.1 as usize % layer.len() == i);
             for (site, init) in ap.initials.iter().enumerate() {
-                let c = choices[site % choices.len()] as usize;
+                let c = choices[site % choices.len()] as usize + rewired as usize;
                 if c.is_multiple_of(4) {
                     continue;
                 }
@@ -671,7 +679,7 @@ fn steps_that_repeat_have_clean_primitives_and_quiet_elements() {
     // and spends, step after step: an `account_use` and a `shopping_trip` that repeat their steps.
     let st = Arc::new(bank::setting());
     let layer: Recipe = vec![(2, vec![1, 1, 1]), (3, vec![1, 1, 1])];
-    let (s, cuts) = layered(st.alphabet(), &[0, 1], &layer, 12, &[]);
+    let (s, cuts) = layered(st.alphabet(), &[0, 1], &layer, 12, &[], &[]);
     let (tl, image_steps) = grow_finding_repeats(&st, &s, &cuts, true);
     let r = tl.repeat_counts();
     assert!(r.clean > 0 && r.clean < r.primitives, "{r:?}");
@@ -686,6 +694,42 @@ fn steps_that_repeat_have_clean_primitives_and_quiet_elements() {
     assert_eq!(copies, cuts.len() - 2);
     assert_eq!(copied.repeat_counts(), r);
     assert_eq!(copied_steps, image_steps);
+}
+
+/// The chains setting (tests/data/settings/chains.ets): a constraint over three primitives in a
+/// row, for level 0's primitives clean by their matches.
+fn chains() -> &'static Arc<Setting> {
+    static CHAINS: std::sync::OnceLock<Arc<Setting>> = std::sync::OnceLock::new();
+    CHAINS.get_or_init(|| {
+        let (_, r) = ets::dsl::load_setting(&[std::path::PathBuf::from("tests/data/settings/chains.ets")]);
+        Arc::new(r.expect("the chains compile").0)
+    })
+}
+
+#[test]
+fn a_repeat_whose_matches_repeat_is_clean_and_one_whose_matches_differ_is_not() {
+    // Two sources, a relay fed by one of them and a sink fed by the relay, layer after layer;
+    // at one layer the relay is fed by the other source (rewired). The sink after it repeats
+    // its preimage (fed alike, from the relay at the same offset) but its chain holds the other
+    // source: the same constraint over other nodes, which level 0 must find, not copy. Further
+    // on, primitives near the change whose matches are the images of their preimages' are clean
+    // by their matches (`RepeatCounts::calm`). Either way the timeline is the one of every match
+    // found (`find_repeats(false)`).
+    let st = chains();
+    let mut calm = 0;
+    for c in 1..4u16 {
+        let layer: Recipe = vec![(0, vec![1]), (0, vec![1]), (1, vec![c]), (2, vec![1])];
+        for at in 3..9u16 {
+            let (s, cuts) = layered(st.alphabet(), &[], &layer, 12, &[], &[(at, 2)]);
+            let (tl, image_steps) = grow_finding_repeats(st, &s, &cuts, true);
+            calm += tl.repeat_counts().calm;
+            let (off, found_steps) = grow_finding_repeats(st, &s, &cuts, false);
+            assert_eq!(fingerprint(&off), fingerprint(&tl), "relay choice {c}, rewired at {at}");
+            assert_eq!(matches(&off), matches(&tl), "relay choice {c}, rewired at {at}");
+            assert_eq!(found_steps, image_steps, "relay choice {c}, rewired at {at}");
+        }
+    }
+    assert!(calm > 0, "no primitive clean by its matches");
 }
 
 #[test]
@@ -711,7 +755,7 @@ fn a_pattern_in_unconnected_parts_leaves_no_primitive_clean() {
     .unwrap();
     let st = Arc::new(st);
     let layer: Recipe = vec![(2, vec![1, 1, 1]), (3, vec![1, 1, 1])];
-    let (s, cuts) = layered(st.alphabet(), &[0, 1], &layer, 8, &[]);
+    let (s, cuts) = layered(st.alphabet(), &[0, 1], &layer, 8, &[], &[]);
     let (tl, image_steps) = grow_finding_repeats(&st, &s, &cuts, true);
     assert_eq!(tl.repeat_counts().clean, 0);
     let (off, found_steps) = grow_finding_repeats(&st, &s, &cuts, false);
