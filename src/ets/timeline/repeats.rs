@@ -278,8 +278,10 @@ impl Repeats {
     /// its matches ([`Repeats::calm`]): the step's neighbourhoods were searched, and `n` repeats
     /// its preimage.
     pub(crate) fn may_calm(&self, first: NodeId, n: NodeId) -> bool {
-        let t = self.steps.len() as u32 - 1;
-        self.searched && ((n - first) as usize) < self.with_preimage && self.bad_of(t).binary_search(&n).is_err()
+        // (A search is made only at a step after the first: the latest step is listed.)
+        self.searched
+            && ((n - first) as usize) < self.with_preimage
+            && self.bad_of(self.steps.len() as u32 - 1).binary_search(&n).is_err()
     }
 
     /// Node `n` of the latest step, a repeat of p that is not clean by its neighbourhood
