@@ -647,8 +647,10 @@ impl Timeline {
         // The images of the matches anchored at the primitives the clean ones repeat, copied a
         // run of consecutive clean primitives at a time (their originals' matches are
         // consecutive): `images` are those not copied yet, the first at `copied_to` in the store.
-        let mut images: std::ops::Range<MatchId> = 0..0;
-        let mut copied_to = first_new;
+        let mut images = ImageRun {
+            from: 0..0,
+            to: first_new,
+        };
         let sigma = repeats::Sigma::new(starts, strukt.len() as NodeId);
         let (len, clean) = (strukt.len() as NodeId, self.repeats.clean_words());
         let mut next = first_node;
@@ -662,17 +664,7 @@ impl Timeline {
                     .min(64 - i % 64)
                     .min((len - n) as usize);
                 let p = repeats::original(starts, n) as usize;
-                let from = anchors.get(p);
-                if images.is_empty() {
-                    images = from..from;
-                    copied_to = lv.store.len() as MatchId;
-                }
-                debug_assert_eq!(images.end, from);
-                for q in p + 1..=p + k {
-                    let to = anchors.get(q);
-                    anchors.push(copied_to + (to - images.start));
-                }
-                images.end = anchors.get(p + k);
+                images.extend(&mut anchors, lv.store.len() as MatchId, p, k);
                 next += k as NodeId;
                 continue;
             }
@@ -690,10 +682,7 @@ impl Timeline {
             // matches are kept aside until they are compared; any other primitive's are new.
             let may_calm = self.repeats.may_calm(first_node, n);
             if !may_calm {
-                let run = std::mem::replace(&mut images, 0..0);
-                least = lv
-                    .store
-                    .push_images(run, |x| sigma.image(x), sigma.constant(), t, least);
+                least = images.flush(&mut lv.store, &sigma, t, least);
             }
             // The matches kept aside: (constraint, where its nodes begin in `flat`).
             flat.clear();
@@ -730,45 +719,31 @@ impl Timeline {
                 }
             }
             if may_calm {
-                let p = repeats::original(starts, n);
-                let (a, b) = (anchors.get(p as usize), anchors.get(p as usize + 1));
-                let ends = fresh.iter().skip(1).map(|&(_, i)| i).chain([flat.len() as u32]);
+                let p = repeats::original(starts, n) as usize;
+                let (a, b) = (anchors.get(p), anchors.get(p + 1));
                 if (b - a) as usize == fresh.len()
-                    && fresh.iter().zip(ends).zip(a..b).all(|((&(c, i), j), m)| {
+                    && spans(&fresh, flat.len()).zip(a..b).all(|((c, r), m)| {
                         lv.store.constraint(m) == c
                             && lv
                                 .store
                                 .nodes(m)
                                 .map(|x| sigma.next(x))
-                                .eq(flat[i as usize..j as usize].iter().map(|&y| Some(y)))
+                                .eq(flat[r].iter().map(|&y| Some(y)))
                     })
                 {
                     calm.push(n);
-                    if images.is_empty() {
-                        images = a..a;
-                        copied_to = lv.store.len() as MatchId;
-                    }
-                    debug_assert_eq!(images.end, a);
-                    anchors.push(copied_to + (b - images.start));
-                    images.end = b;
+                    images.extend(&mut anchors, lv.store.len() as MatchId, p, 1);
                     continue;
                 }
-                let run = std::mem::replace(&mut images, 0..0);
-                least = lv
-                    .store
-                    .push_images(run, |x| sigma.image(x), sigma.constant(), t, least);
-                let ends = fresh.iter().skip(1).map(|&(_, i)| i).chain([flat.len() as u32]);
-                for (&(c, i), j) in fresh.iter().zip(ends) {
-                    let m = &flat[i as usize..j as usize];
-                    lv.store.push(c, m, t);
-                    dirty.mark(m, &mut least);
+                least = images.flush(&mut lv.store, &sigma, t, least);
+                for (c, r) in spans(&fresh, flat.len()) {
+                    lv.store.push(c, &flat[r.clone()], t);
+                    dirty.mark(&flat[r], &mut least);
                 }
             }
             anchors.push(lv.store.len() as u32);
         }
-        least = lv
-            .store
-            .push_images(images, |x| sigma.image(x), sigma.constant(), t, least);
+        least = images.flush(&mut lv.store, &sigma, t, least);
         for n in calm {
             self.repeats.calm(first_node, n);
         }
@@ -1004,6 +979,50 @@ impl Timeline {
         }
         Ok(())
     }
+}
+
+/// Level 0, while a step's matches are found: the images of the matches anchored at a run of
+/// consecutive clean primitives' originals (consecutive matches) not copied yet, `from`, whose
+/// copies begin at `to` in the store.
+struct ImageRun {
+    from: std::ops::Range<MatchId>,
+    to: MatchId,
+}
+
+impl ImageRun {
+    /// The `k` primitives whose originals begin at `p` are clean: their originals' matches join
+    /// the run (which begins at `store_len` if it was empty), and their anchors are pushed.
+    #[inline]
+    fn extend(&mut self, anchors: &mut runs::Anchors, store_len: MatchId, p: usize, k: usize) {
+        let a = anchors.get(p);
+        if self.from.is_empty() {
+            self.from = a..a;
+            self.to = store_len;
+        }
+        debug_assert_eq!(self.from.end, a);
+        for q in p + 1..=p + k {
+            let e = anchors.get(q);
+            anchors.push(self.to + (e - self.from.start));
+        }
+        self.from.end = anchors.get(p + k);
+    }
+    /// Copies the run into the store (it is then empty); returns the earliest primitive a match
+    /// of the step holds, from `least`.
+    #[inline]
+    fn flush(&mut self, store: &mut store::MatchStore, sigma: &repeats::Sigma, t: u32, least: NodeId) -> NodeId {
+        let run = std::mem::replace(&mut self.from, 0..0);
+        store.push_images(run, |x| sigma.image(x), sigma.constant(), t, least)
+    }
+}
+
+/// Level 0: the matches kept aside at a primitive, each `(constraint, where its nodes begin in a
+/// list of `len` nodes)`, as (constraint, the range of its nodes).
+fn spans(
+    fresh: &[(ConstraintId, u32)],
+    len: usize,
+) -> impl Iterator<Item = (ConstraintId, std::ops::Range<usize>)> + '_ {
+    let ends = fresh.iter().skip(1).map(|&(_, i)| i as usize).chain([len]);
+    fresh.iter().zip(ends).map(|(&(c, i), j)| (c, i as usize..j))
 }
 
 /// Level 0, while a step's matches are found: the primitives held by a match that is not an

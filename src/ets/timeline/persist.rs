@@ -361,13 +361,13 @@ impl Level {
             let (s1, s0, _) = image.bounds();
             let mut unsettled = Vec::new();
             image.each_unsettled(cx.dirty_new, |x| unsettled.push(x));
-            let calm = |x: NodeId| {
+            let settled = |x: NodeId| {
                 image.clean_image(x).is_some_and(|y| {
                     let i = (y - s0) as usize;
                     cx.dirty_new[i / 64] >> (i % 64) & 1 == 0
                 })
             };
-            debug_assert!(unsettled.iter().copied().eq((s1..s0).filter(|&x| !calm(x))));
+            debug_assert!(unsettled.iter().copied().eq((s1..s0).filter(|&x| !settled(x))));
         }
         for e in out {
             if self.persists(e) {
