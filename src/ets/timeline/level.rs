@@ -421,6 +421,9 @@ pub struct Level {
     id_bits: Vec<u64>,
     /// Scratch of [`Level::route`]: the candidates for a match.
     cands: Vec<ElementId>,
+    /// [`Level::route`]: per element, the generation of the routing that listed it.
+    cand_mark: Vec<u32>,
+    cand_gen: u32,
     /// Level 0, kept between steps: the step's seed index (per primitive of the step, the last
     /// entry of its list; the entries, each a match and the entry before it).
     pub(crate) seed: (Vec<u32>, Vec<(MatchId, u32)>),
@@ -505,6 +508,8 @@ impl Level {
             quiet_spare: (Vec::new(), Vec::new(), Vec::new()),
             id_bits: Vec::new(),
             cands: Vec::new(),
+            cand_mark: Vec::new(),
+            cand_gen: 0,
             seed: (Vec::new(), Vec::new()),
             quiet_at: NONE,
             loud: Vec::new(),
@@ -645,7 +650,7 @@ impl Level {
             + (self.quiet_images.capacity() + self.quiet_spare.1.capacity()) * image
             + (self.quiet_fresh.capacity() + self.quiet_spare.2.capacity()) * 4
             + self.id_bits.capacity() * 8
-            + self.cands.capacity() * 4
+            + (self.cands.capacity() + self.cand_mark.capacity()) * 4
             + self.pers.heap_bytes();
         fn spill<const N: usize>(v: &Vec<SmallVec<[u32; N]>>) -> usize {
             v.capacity() * std::mem::size_of::<SmallVec<[u32; N]>>()
@@ -1291,12 +1296,24 @@ impl Level {
                 cands.extend(b.iter().filter(|&e| e < limit && !self.is_quiet(e)));
             }
         } else {
+            // Each holder once, in the order first found (a mark per element: a node's holder list
+            // keeps the elements that ended, and may be long).
+            self.cand_gen = self.cand_gen.wrapping_add(1);
+            if self.cand_gen == 0 {
+                self.cand_mark.iter_mut().for_each(|g| *g = 0);
+                self.cand_gen = 1;
+            }
+            if self.cand_mark.len() < self.elems.len() {
+                self.cand_mark.resize(self.elems.len(), 0);
+            }
             for x in self.store.nodes(m) {
                 if !self.loud_or_old(cx, x) {
                     continue;
                 }
                 for e in self.node_holders.get(x as usize) {
-                    if e < limit && !self.is_quiet(e) && !cands.contains(&e) {
+                    // (One that is not alive now is not alive when the offers are made.)
+                    if e < limit && self.cand_mark[e as usize] != self.cand_gen && !self.is_quiet(e) && self.alive(e) {
+                        self.cand_mark[e as usize] = self.cand_gen;
                         cands.push(e);
                     }
                 }
