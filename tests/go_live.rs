@@ -304,9 +304,12 @@ fn remembered_floods_outlive_a_move_taken_back() {
         seen.iter().all(|r| *r == seen[0]),
         "replays per round and move: {seen:?}"
     );
-    let total: u64 = seen[0].iter().sum();
     assert_eq!(replays(&off), off_before);
-    assert!(total > 50, "{total} derivations replayed");
+    // The memo stands in at most of the moves tried (a derivation begun at a step ends at its
+    // first ending step, so a move leaves only a few stillborn derivations to make again: 18 over
+    // the 7 moves of a round on 2026-12-03, more than 50 when floods ran to their end).
+    let replaying = seen[0].iter().filter(|&&n| n > 0).count();
+    assert!(replaying * 2 > tries.len(), "derivations replayed per move: {seen:?}");
     assert_eq!(lives(g.classification()), lives(off.classification()));
 }
 

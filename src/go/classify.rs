@@ -205,6 +205,12 @@ impl GoTimeline {
     pub fn trial_derivations(&mut self, on: bool) {
         self.timeline.trial_derivations(on);
     }
+    /// Whether an element made at a step ends at its first ending step where its state allows
+    /// only loops and endings ([`Timeline::end_at_once`]; on by default). In the Go setting the
+    /// elements are the same either way at full and sweep attention; their ids differ.
+    pub fn end_at_once(&mut self, on: bool) {
+        self.timeline.end_at_once(on);
+    }
     /// Whether level 0 takes the matches of primitives that repeat the previous position as
     /// images ([`Timeline::find_repeats`]; on by default, the classification the same either way).
     pub fn find_repeats(&mut self, on: bool) {

@@ -42,6 +42,15 @@ pub(crate) struct ClassRt {
     pub recorded: Vec<bool>,
     /// Per set of the class: whether a step through it ends the element (`Class::ends`).
     pub ends: Vec<bool>,
+    /// Per state, per local constraint: whether an element made at the step it stands in this
+    /// state at ends there through a match of the constraint as soon as one applies to it
+    /// (`docs/semantics.md`, "a derivation begun at a step ends at its first ending step"). So
+    /// it is where the state leaves only through loops and through sets the class ends with,
+    /// the constraint is in such a set, and one of its variables is of a kind that no start and
+    /// no loop takes in: a match of it never lies wholly inside such an element (which would
+    /// make it a match the element records, not a step that ends it), so the step is one
+    /// whichever matches the element takes in later at the same step.
+    pub ends_at_once: Vec<Vec<bool>>,
 }
 
 impl ClassRt {
@@ -115,6 +124,32 @@ impl ClassRt {
         for c in &cls.overlaps {
             recorded[local[c] as usize] = true;
         }
+        let ends: Vec<bool> = (0..cls.sets.len()).map(|s| cls.ends_with(s)).collect();
+        let kinds = |l: usize| setting.constraint(order[l]).pattern.vars.iter().map(|v| v.kind);
+        let ends_at_once = (0..nq)
+            .map(|q| {
+                let loops = |l: usize| moves[q][l].iter().any(|&(s, t)| t as usize == q && !ends[s as usize]);
+                // No way on but loops and endings: a match that applies and does not loop ends it.
+                let loops_and_ends =
+                    (0..n_used).all(|l| loops(l) || moves[q][l].iter().all(|&(s, _)| ends[s as usize]));
+                if !loops_and_ends {
+                    return vec![false; nl];
+                }
+                let mut taken_in: Vec<u32> = (0..n_used)
+                    .filter(|&l| loops(l) || !start_sets[l].is_empty())
+                    .flat_map(kinds)
+                    .collect();
+                taken_in.sort_unstable();
+                taken_in.dedup();
+                (0..nl)
+                    .map(|l| {
+                        l < n_used
+                            && moves[q][l].iter().any(|&(s, _)| ends[s as usize])
+                            && kinds(l).any(|k| taken_in.binary_search(&k).is_err())
+                    })
+                    .collect()
+            })
+            .collect();
         let mut local_dense = vec![u16::MAX; order.iter().map(|c| c.0 as usize + 1).max().unwrap_or(0)];
         for (&c, &l) in &local {
             local_dense[c.0 as usize] = l;
@@ -132,7 +167,8 @@ impl ClassRt {
             usable_later,
             start_sets,
             recorded,
-            ends: (0..cls.sets.len()).map(|s| cls.ends_with(s)).collect(),
+            ends,
+            ends_at_once,
         }
     }
 

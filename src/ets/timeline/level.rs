@@ -461,6 +461,9 @@ pub struct Level {
     /// Level n ≥ 1: starts derived first as trials, which make stillborn elements without
     /// writing their derivation out ([`super::trial`]).
     pub(crate) trial: super::trial::Trial,
+    /// Whether an element made at a step ends at its first ending step where its state allows
+    /// only loops and endings ([`super::Timeline::end_at_once`]; `ClassRt::ends_at_once`).
+    pub(crate) end_at_once: bool,
     /// Level 0: the first match anchored at each primitive (matches are found at their latest
     /// primitive, in node order), and one entry more; taken out during a step
     /// (`Timeline::level0_step`).
@@ -521,6 +524,7 @@ impl Level {
             flood_gen: 0,
             flood_mark: Vec::new(),
             trial: super::trial::Trial::new(),
+            end_at_once: true,
             memo: Default::default(),
             anchors: {
                 let mut a = super::runs::Anchors::new();
@@ -1239,6 +1243,18 @@ impl Level {
             }
             return;
         }
+        if el.created == cx.t && self.end_at_once && cr.ends_at_once[el.state as usize][l] {
+            // Made at this step, it can only loop or end: an ending step that applies ends it now
+            // (`docs/semantics.md`, "a derivation begun at a step ends at its first ending
+            // step"), as the trial ends it (`super::trial`).
+            let s = mv
+                .iter()
+                .find(|&&(s, _)| cr.ends[s as usize])
+                .map(|&(s, _)| s)
+                .expect("an ending step");
+            self.terminate(cx, e, m, s);
+            return;
+        }
         if el.pending.contains(&m) {
             return;
         }
@@ -1384,6 +1400,10 @@ impl Level {
                     && (self.table.part(c).len == 0 && self.store.nodes(m).any(|y| y == x) || self.context_inside(e, m))
                 {
                     self.offer(cx, e, m);
+                    if !self.alive(e) {
+                        // It ended at an ending step ([`Level::offer`]).
+                        break;
+                    }
                 }
             }
         }

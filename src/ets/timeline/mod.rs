@@ -337,6 +337,17 @@ impl Timeline {
             lv.trial.on = on;
         }
     }
+    /// Whether an element made at a step, in a state its schedule leaves only through loops and
+    /// endings, ends at the first ending step that applies to it (on by default;
+    /// `docs/semantics.md`, "a derivation begun at a step ends at its first ending step"). Off,
+    /// it takes every loop open first, as an element alive before the step does: the reading
+    /// before 2026-12-03, for measuring it and for comparing the two (the elements are the same
+    /// where a class's steps join what they join both ways; ids differ).
+    pub fn end_at_once(&mut self, on: bool) {
+        for lv in &mut self.levels {
+            lv.end_at_once = on;
+        }
+    }
     /// How many stillborn elements trial derivations made, over every level (steps taken back
     /// included).
     pub fn trials_made(&self) -> u64 {

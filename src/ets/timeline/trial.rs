@@ -3,7 +3,11 @@
 //! runs it), made first without writing anything, because most of them are stillborn: a
 //! rebirth (`docs/semantics.md`, "rebirth") or a new start floods a region through the loop of
 //! its class's schedule only to terminate at once, and such an element "never was an element of
-//! the struct" (§5.1.1 as `docs/semantics.md` reads `ends` over time).
+//! the struct" (§5.1.1 as `docs/semantics.md` reads `ends` over time). Where the state the start
+//! leads to leaves only through loops and endings, the derivation ends at the first ending step
+//! that applies (`ClassRt::ends_at_once`; `docs/semantics.md`, "a derivation begun at a step
+//! ends at its first ending step"), here as on the general route (`Level::offer`): a flood
+//! stops where it first reaches what ends it.
 //!
 //! A derivation that runs to its end and leaves a stillborn element leaves only this behind
 //! (`docs/design-floods.md`, "What a stillborn derivation leaves behind"): an element id; its
@@ -241,6 +245,12 @@ impl Level {
                             d.read_others = true;
                         }
                         continue;
+                    }
+                    if self.end_at_once && cr.ends_at_once[state as usize][l] {
+                        // An ending step that applies: the derivation ends here, as
+                        // `Level::offer` ends it.
+                        apply(m, d, tr, marks);
+                        return true;
                     }
                     if !tr.pending.contains(&m) {
                         tr.pending.push(m);
