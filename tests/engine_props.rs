@@ -482,7 +482,9 @@ fn pools_end_derivations_begun_at_a_step_at_their_first_ending_step() {
     let cuts = prop::collection::vec(any::<u16>(), 0..24);
     // The elements that were ever present complete, without ids: (level, class, born,
     // completed, ended, nodes).
-    fn present(tl: &Timeline) -> Vec<(u32, ets::ets::ClassId, u32, Option<u32>, Option<u32>, Vec<u32>)> {
+    /// (level, class, born, completed, ended, nodes)
+    type Present = (u32, ets::ets::ClassId, u32, Option<u32>, Option<u32>, Vec<u32>);
+    fn present(tl: &Timeline) -> Vec<Present> {
         let mut v = Vec::new();
         for lv in &tl.levels()[1..] {
             for (i, e) in lv.elements().iter().enumerate() {
