@@ -981,6 +981,15 @@ impl Level {
         el.rep_len = s.rep_len;
     }
 
+    /// Whether an element of class `cls` made at this step, standing in `state`, ends at once at a
+    /// match of local constraint `l` that applies to it (`ClassRt::ends_at_once`, while
+    /// [`super::Timeline::end_at_once`] is on): read by the general route ([`Level::offer`]) and
+    /// by the trials alike.
+    #[inline]
+    pub(crate) fn ends_at_once(&self, cls: u16, state: u32, l: usize) -> bool {
+        self.end_at_once && self.table.classes[cls as usize].ends_at_once[state as usize][l]
+    }
+
     #[inline]
     fn alive(&self, e: ElementId) -> bool {
         let el = &self.elems[e as usize];
@@ -1243,7 +1252,7 @@ impl Level {
             }
             return;
         }
-        if el.created == cx.t && self.end_at_once && cr.ends_at_once[el.state as usize][l] {
+        if el.created == cx.t && self.ends_at_once(el.cls, el.state, l) {
             // Made at this step, it can only loop or end: an ending step that applies ends it now
             // (`docs/semantics.md`, "a derivation begun at a step ends at its first ending
             // step"), as the trial ends it (`super::trial`).

@@ -246,7 +246,7 @@ impl Level {
                         }
                         continue;
                     }
-                    if self.end_at_once && cr.ends_at_once[state as usize][l] {
+                    if self.ends_at_once(cls, state, l) {
                         // An ending step that applies: the derivation ends here, as
                         // `Level::offer` ends it.
                         apply(m, d, tr, marks);
