@@ -111,6 +111,14 @@ impl<'a> HolderList<'a> {
     pub fn iter(&self) -> HolderIter<'a> {
         HolderIter { list: *self, i: 0 }
     }
+    /// The holders from the `k`-th on (none when there are `k` or fewer).
+    #[inline]
+    pub fn tail(&self, k: usize) -> HolderList<'a> {
+        match *self {
+            HolderList::Narrow(v) => HolderList::Narrow(v.get(k..).unwrap_or(&[])),
+            HolderList::Wide(v) => HolderList::Wide(v.get(k..).unwrap_or(&[])),
+        }
+    }
     /// The holders as a list.
     pub fn to_vec(&self) -> Vec<ElementId> {
         self.iter().collect()

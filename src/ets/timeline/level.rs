@@ -23,7 +23,7 @@
 //! Each application records the step it was made at (the formative history of §5.1.1).
 
 use crate::ets::growth::grow;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
 use super::classes::{ClassTable, RECORDED};
@@ -472,7 +472,21 @@ pub struct Level {
     pub(crate) starts: Vec<NodeId>,
     /// Level 0: the elements carried from step to step without a visit ([`super::persist`]).
     pub(crate) pers: super::persist::Persisting,
+    /// A bit per element, set while it is alive (not ended, not stillborn): what
+    /// [`Level::alive`] reads, so that a scan of a long holder list (sweep attention keeps every
+    /// element that held a node) reads a word per 64 elements, not each element. Kept by
+    /// [`Level::note_life`] wherever an element's `ended` or `stillborn` changes.
+    pub(crate) live: Vec<u64>,
+    /// Levels n ≥ 1: per node whose holder list is long ([`LONG_HOLDERS`] or more), how many of
+    /// its first holders are known to have ended at an earlier step than the one that found them
+    /// so ([`Level::dead_prefix`]). Under sweep attention a node's list keeps every element that
+    /// held it and ended, most of them at its head; the routing pass reads the list from there.
+    /// An element that ended stays ended but for an undo, which clears the table.
+    pub(crate) dead_prefix: FxHashMap<NodeId, u32>,
 }
+
+/// A holder list this long has its dead head remembered ([`Level::dead_prefix`]).
+const LONG_HOLDERS: usize = 32;
 
 impl Level {
     pub(crate) fn new(setting: &crate::ets::setting::Setting, n: u32) -> Self {
@@ -535,6 +549,8 @@ impl Level {
             },
             starts: Vec::new(),
             pers: Default::default(),
+            live: Vec::new(),
+            dead_prefix: FxHashMap::default(),
         }
     }
     /// The level's number.
@@ -544,6 +560,11 @@ impl Level {
     /// Every element ever begun (stillborn ones included; see [`Elem::is_stillborn`]).
     pub fn elements(&self) -> &[Elem] {
         &self.elems
+    }
+    /// How many holders the routing pass passes by at the heads of long holder lists, all told
+    /// (dead for good, see `Level::dead_head`; a diagnostic).
+    pub fn dead_holders(&self) -> usize {
+        self.dead_prefix.values().map(|&k| k as usize).sum()
     }
     /// One element.
     pub fn element(&self, e: ElementId) -> &Elem {
@@ -979,6 +1000,7 @@ impl Level {
         el.stepped = s.stepped;
         el.rep_at = s.rep_at;
         el.rep_len = s.rep_len;
+        self.note_life(e);
     }
 
     /// Whether an element of class `cls` made at this step, standing in `state`, ends at once at a
@@ -992,8 +1014,53 @@ impl Level {
 
     #[inline]
     fn alive(&self, e: ElementId) -> bool {
+        let live = self.live[e as usize / 64] >> (e % 64) & 1 == 1;
+        debug_assert_eq!(
+            live,
+            self.elems[e as usize].ended == NONE && !self.elems[e as usize].stillborn,
+            "the live bit of element {e}"
+        );
+        live
+    }
+
+    /// How many of the first holders of node `x` are dead and were made before step `t` (levels
+    /// n ≥ 1, long lists only; 0 otherwise), and whether that is more than [`Level::dead_prefix`]
+    /// knew: such holders are never alive again but by an undo, nor taken out of the list (only
+    /// stillborn elements are, in the step that made them).
+    #[inline]
+    fn dead_head(&self, t: u32, x: NodeId) -> (usize, bool) {
+        if self.n == 0 {
+            return (0, false);
+        }
+        let list = self.node_holders.get(x as usize);
+        if list.len() < LONG_HOLDERS {
+            return (0, false);
+        }
+        let known = self.dead_prefix.get(&x).map_or(0, |&k| k as usize).min(list.len());
+        let mut k = known;
+        for e in list.tail(known) {
+            if self.alive(e) || self.elems[e as usize].created >= t {
+                break;
+            }
+            k += 1;
+        }
+        (k, k > known)
+    }
+
+    /// Writes element `e`'s bit of [`Level::live`] from its `ended` and `stillborn`.
+    #[inline]
+    pub(crate) fn note_life(&mut self, e: ElementId) {
+        let i = e as usize / 64;
+        if self.live.len() <= i {
+            self.live.resize(i + 1, 0);
+        }
         let el = &self.elems[e as usize];
-        el.ended == NONE && !el.stillborn
+        let bit = 1u64 << (e % 64);
+        if el.ended == NONE && !el.stillborn {
+            self.live[i] |= bit;
+        } else {
+            self.live[i] &= !bit;
+        }
     }
 
     /// Whether element `e` holds node `x`.
@@ -1298,7 +1365,7 @@ impl Level {
         let part = self.table.part(c);
         let part_len = part.len;
         // The context node with the fewest holders.
-        let mut best: Option<super::HolderList> = None;
+        let mut best: Option<(NodeId, super::HolderList)> = None;
         if part.len > 0 {
             for (i, x) in self.store.nodes(m).enumerate() {
                 if !part.context[i] {
@@ -1308,16 +1375,30 @@ impl Level {
                     return;
                 }
                 let h = self.node_holders.get(x as usize);
-                if best.is_none_or(|b| h.len() < b.len()) {
-                    best = Some(h);
+                if best.is_none_or(|(_, b): (NodeId, super::HolderList)| h.len() < b.len()) {
+                    best = Some((x, h));
                 }
             }
         }
+        // (Its dead head passed by: the candidates below are the same but for dead ones, which
+        // are passed by there anyway.)
+        let best = best.map(|(x, _)| x);
+        let best_from = match best {
+            Some(x) => {
+                let (k, grew) = self.dead_head(cx.t, x);
+                if grew {
+                    self.dead_prefix.insert(x, k as u32);
+                }
+                k
+            }
+            None => 0,
+        };
         // (A list kept between calls.)
         let mut cands = std::mem::take(&mut self.cands);
         cands.clear();
-        if part.len > 0 {
-            if let Some(b) = best {
+        if part_len > 0 {
+            if let Some(x) = best {
+                let b = self.node_holders.get(x as usize).tail(best_from);
                 cands.extend(b.iter().filter(|&e| e < limit && !self.is_quiet(e)));
             }
         } else {
@@ -1331,17 +1412,27 @@ impl Level {
             if self.cand_mark.len() < self.elems.len() {
                 self.cand_mark.resize(self.elems.len(), 0);
             }
+            // (The dead heads found longer, written after the loop.)
+            let mut grown: SmallVec<[(NodeId, u32); 4]> = SmallVec::new();
             for x in self.store.nodes(m) {
                 if !self.loud_or_old(cx, x) {
                     continue;
                 }
-                for e in self.node_holders.get(x as usize) {
-                    // (One that is not alive now is not alive when the offers are made.)
-                    if e < limit && self.cand_mark[e as usize] != self.cand_gen && !self.is_quiet(e) && self.alive(e) {
+                let (from, grew) = self.dead_head(cx.t, x);
+                if grew {
+                    grown.push((x, from as u32));
+                }
+                for e in self.node_holders.get(x as usize).tail(from) {
+                    // (One that is not alive now is not alive when the offers are made. Its bit
+                    // first: most holders of a long list are dead, and the bits are dense.)
+                    if e < limit && self.alive(e) && self.cand_mark[e as usize] != self.cand_gen && !self.is_quiet(e) {
                         self.cand_mark[e as usize] = self.cand_gen;
                         cands.push(e);
                     }
                 }
+            }
+            for (x, k) in grown {
+                self.dead_prefix.insert(x, k);
             }
         }
         // Quiet elements (level 0) and those from `limit` on are passed by as they are found.
@@ -1575,6 +1666,7 @@ impl Level {
                 el.ended = cx.t;
                 self.delta.ended.push(e);
             }
+            self.note_life(e);
         }
     }
 
@@ -1594,6 +1686,7 @@ impl Level {
         } else {
             self.delta.ended.push(e);
         }
+        self.note_life(e);
     }
 
     /// A new element, copy of `e` (a fork): same history, same nodes and applications.
@@ -1608,6 +1701,7 @@ impl Level {
         // another choice, and what was waiting (a step that ends it, say) may apply to it.
         grow(&mut self.elems, 1);
         self.elems.push(el);
+        self.note_life(f);
         self.above.push(NONE);
         self.touched_now.push(f);
         let sh = cx.shifts.unwrap_or(Shifts::NONE);
@@ -1707,6 +1801,7 @@ impl Level {
         nf.last = cx.t;
         grow(&mut self.elems, 1);
         self.elems.push(nf);
+        self.note_life(f);
         self.above.push(NONE);
         self.touched_now.push(f);
         let apps = self.elems[f as usize].apps.clone();
@@ -1744,6 +1839,7 @@ impl Level {
         let e = self.elems.len() as ElementId;
         grow(&mut self.elems, 1);
         self.elems.push(el);
+        self.note_life(e);
         self.above.push(NONE);
         e
     }
@@ -2558,11 +2654,13 @@ impl Level {
                 el.ended = cx.t;
                 el.end_kind = EndKind::Merged;
                 el.merged_into = into;
+                self.note_life(from);
                 continue;
             }
             el.ended = cx.t;
             el.end_kind = EndKind::Merged;
             el.merged_into = into;
+            self.note_life(from);
             self.delta.merged.push((from, into));
             self.delta.ended.push(from);
         }
@@ -2774,6 +2872,7 @@ impl Level {
         if t == cx.t {
             self.delta.ended.push(e);
         }
+        self.note_life(e);
     }
 
     pub(crate) fn clear_delta(&mut self) {

@@ -966,6 +966,8 @@ impl Timeline {
             let lv = &mut self.levels[k];
             lv.host.truncate(sz.host_nodes, sz.host_links);
             lv.node_holders.truncate(sz.holders_nodes, sz.holders_spilled);
+            // (Elements may be alive again, and lists shorter.)
+            lv.dead_prefix.clear();
             while lv.still_log.len() > sz.still_log {
                 let x = lv.still_log.pop().expect("longer than kept");
                 lv.node_stillborn[x as usize].pop();
