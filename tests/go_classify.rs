@@ -1252,6 +1252,50 @@ fn persisting_elements_make_the_timeline_of_elements_visited() {
     }
 }
 
+/// Under sweep attention a node's lists keep what held it or was linked to it and ended; the
+/// routing pass and the level-n matcher pass by their dead heads for good, but only at steps
+/// that cannot be taken back. A game classified so makes the timeline of the same game with the
+/// journal kept (the lists read whole by the matcher), positions taken back and pushed again
+/// (the routing pass's heads forgotten at each undo).
+#[test]
+fn dead_heads_passed_by_make_the_timeline_of_lists_read_whole() {
+    let att = Attention::SWEEP;
+    for path in five_sample_games().iter().take(2) {
+        let r = cut(&game(path), att);
+        let (first, last) = (&r.positions[0], last_moves(&r));
+        let new = || GoTimeline::new(setting().clone(), (first.cols(), first.rows()), opts(att), Some(2)).unwrap();
+        let mut plain = new();
+        for (b, m) in r.positions.iter().zip(&last) {
+            plain.push(b, *m).unwrap();
+        }
+        let mut journaled = new();
+        journaled.keep_journal(true);
+        for (b, m) in r.positions.iter().zip(&last) {
+            journaled.push(b, *m).unwrap();
+        }
+        let k = r.positions.len().saturating_sub(10).max(1);
+        for i in (k..r.positions.len()).rev() {
+            journaled.undo(Some(&r.positions[i - 1])).unwrap();
+        }
+        for (b, m) in r.positions[k..].iter().zip(&last[k..]) {
+            journaled.push(b, *m).unwrap();
+        }
+        let what = path.display();
+        let (a, b) = (plain.timeline(), journaled.timeline());
+        // The heads were passed by where nothing can be taken back, and only there.
+        let links =
+            |t: &ets::ets::timeline::Timeline| -> usize { (1..=2).map(|n| t.level(n).host().dead_links()).sum() };
+        assert!(links(a) > 0, "{what}: no dead link passed by");
+        assert_eq!(links(b), 0, "{what}: dead links passed by with the journal kept");
+        assert!(
+            (1..=2).any(|n| a.level(n).dead_holders() > 0),
+            "{what}: no dead holder passed by"
+        );
+        let json = |g: &GoTimeline| serde_json::to_string(&g.timeline_json(true)).unwrap();
+        assert!(json(&plain) == json(&journaled), "{what}: the timelines differ");
+    }
+}
+
 /// Three 19x19 sample games and two 9x9 ones (the routes compared on whole games).
 fn five_sample_games() -> Vec<PathBuf> {
     sample("tom-9d")

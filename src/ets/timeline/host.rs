@@ -5,11 +5,14 @@
 //! before t: an element that ends at t still takes part in what happens at t, as an element that
 //! ends and one that begins from its last events do).
 
+use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering::Relaxed;
+
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use crate::ets::ids::{ConstraintId, ElementId, NONE, NodeId};
-use crate::ets::level::{cel_linked, cel_partners};
+use crate::ets::level::cel_linked;
 use crate::ets::matching::{Host, LinkLabel};
 
 /// A class element link of a level-n struct over time.
@@ -23,6 +26,28 @@ pub struct TimedCel {
     pub formed: u32,
 }
 
+/// The links of one constraint incident to a node, in the order they formed.
+#[derive(Debug)]
+struct Bucket {
+    constraint: ConstraintId,
+    /// How many of the first links have no other member matchable at any step from the one
+    /// that found them so on ([`LevelHost::set_at`]): [`Host::partners`] reads from there (and
+    /// moves it on; an atomic, as the matcher reads the host shared, and a host may be read by
+    /// several threads at once: any value one of them stores is a dead head).
+    dead: AtomicU32,
+    links: SmallVec<[u32; 3]>,
+}
+
+impl Clone for Bucket {
+    fn clone(&self) -> Self {
+        Bucket {
+            constraint: self.constraint,
+            dead: AtomicU32::new(self.dead.load(Relaxed)),
+            links: self.links.clone(),
+        }
+    }
+}
+
 /// A level-n struct over time.
 #[derive(Debug, Clone, Default)]
 pub struct LevelHost {
@@ -32,11 +57,16 @@ pub struct LevelHost {
     ended: Vec<u32>,
     below: Vec<ElementId>,
     links: Vec<TimedCel>,
-    incident: Vec<SmallVec<[(ConstraintId, u32); 6]>>,
+    /// Per node, its incident links by constraint: a reader of one constraint's links reads
+    /// only theirs (under sweep attention a long-lived node gathers links at every pass of the
+    /// window); within a constraint, in the order they formed.
+    incident: Vec<SmallVec<[Bucket; 2]>>,
     pair_index: FxHashMap<(u32, NodeId, NodeId), u32>,
     set_index: FxHashMap<(ConstraintId, SmallVec<[NodeId; 4]>), u32>,
     /// The step matching admits nodes for.
     at: u32,
+    /// Whether the step matching is at can be taken back ([`LevelHost::set_at`]).
+    settle: bool,
 }
 
 impl LevelHost {
@@ -88,6 +118,15 @@ impl LevelHost {
     pub fn below(&self, n: NodeId) -> ElementId {
         self.below[n as usize]
     }
+    /// How many incident-link entries the lists' dead heads hold, all told: links passed by for
+    /// good at steps that cannot be taken back (see `LevelHost::set_at`; a diagnostic).
+    pub fn dead_links(&self) -> usize {
+        self.incident
+            .iter()
+            .flat_map(|v| v.iter())
+            .map(|b| b.dead.load(Relaxed) as usize)
+            .sum()
+    }
     /// Number of nodes ever added.
     pub fn len(&self) -> usize {
         self.kinds.len()
@@ -100,13 +139,54 @@ impl LevelHost {
     pub fn links(&self) -> &[TimedCel] {
         &self.links
     }
-    /// The links incident to node `n`.
+    /// The links incident to node `n`, by constraint, and within one in the order they formed.
     pub fn incident(&self, n: NodeId) -> impl Iterator<Item = &TimedCel> {
-        self.incident[n as usize].iter().map(|&(_, i)| &self.links[i as usize])
+        self.incident[n as usize]
+            .iter()
+            .flat_map(|b| b.links.iter().map(|&i| &self.links[i as usize]))
     }
-    /// Sets the step matching admits nodes for.
-    pub(crate) fn set_at(&mut self, t: u32) {
+    /// Node `n`'s incident links of constraint `c`, in the order they formed.
+    #[inline]
+    fn of_constraint(&self, n: NodeId, c: ConstraintId) -> &[u32] {
+        self.incident[n as usize]
+            .iter()
+            .find(|b| b.constraint == c)
+            .map_or(&[], |b| b.links.as_slice())
+    }
+    /// [`LevelHost::of_constraint`] past the dead head ([`LevelHost::set_at`]), moved on first
+    /// when the step cannot be taken back.
+    #[inline]
+    fn live_of_constraint(&self, n: NodeId, c: ConstraintId) -> &[u32] {
+        let Some(b) = self.incident[n as usize].iter().find(|b| b.constraint == c) else {
+            return &[];
+        };
+        let known = b.dead.load(Relaxed) as usize;
+        let mut dead = known;
+        if self.settle {
+            let t = self.at;
+            while let Some(&li) = b.links.get(dead) {
+                if self.links[li as usize]
+                    .members
+                    .iter()
+                    .any(|&m| m != n && self.ended[m as usize] >= t)
+                {
+                    break;
+                }
+                dead += 1;
+            }
+            if dead > known {
+                b.dead.store(dead as u32, Relaxed);
+            }
+        }
+        &b.links[dead..]
+    }
+    /// Sets the step matching admits nodes for. With `settle` (a step that cannot be taken
+    /// back, nor any before it), a link none of whose other members is matchable from `t` on
+    /// (each ended before it, for good) may be passed by from then on: [`Host::partners`] moves
+    /// the dead head of each list it reads past such links.
+    pub(crate) fn set_at(&mut self, t: u32, settle: bool) {
         self.at = t;
+        self.settle = settle;
     }
     /// The link of `constraint` over `members` (ascending, ≥ 2), made at step `t` if it is new;
     /// returns its index and whether it is new.
@@ -128,7 +208,15 @@ impl LevelHost {
             }
         }
         for &m in members {
-            self.incident[m as usize].push((constraint, li));
+            let v = &mut self.incident[m as usize];
+            match v.iter_mut().find(|b| b.constraint == constraint) {
+                Some(b) => b.links.push(li),
+                None => v.push(Bucket {
+                    constraint,
+                    dead: AtomicU32::new(0),
+                    links: smallvec::smallvec![li],
+                }),
+            }
         }
         self.links.push(TimedCel {
             constraint,
@@ -147,9 +235,11 @@ impl LevelHost {
             }
             for &m in &l.members {
                 if let Some(v) = self.incident.get_mut(m as usize) {
-                    while v.last().is_some_and(|&(_, i)| i as usize >= links) {
-                        v.pop();
+                    for b in v.iter_mut() {
+                        b.links.retain(|&mut i| (i as usize) < links);
+                        b.dead.store(0, Relaxed);
                     }
+                    v.retain(|b| !b.links.is_empty());
                 }
             }
         }
@@ -169,7 +259,7 @@ impl LevelHost {
     pub fn heap_bytes(&self) -> usize {
         self.kinds.capacity() * 16
             + self.links.capacity() * std::mem::size_of::<TimedCel>()
-            + self.incident.capacity() * std::mem::size_of::<SmallVec<[(ConstraintId, u32); 6]>>()
+            + self.incident.capacity() * std::mem::size_of::<SmallVec<[Bucket; 2]>>()
             + (self.pair_index.capacity() + self.set_index.capacity()) * 32
     }
 }
@@ -185,24 +275,38 @@ impl Host for LevelHost {
         self.by_kind.get(kind as usize).map(|v| v.as_slice()).unwrap_or(&[])
     }
     fn partners(&self, n: NodeId, label: LinkLabel, _role: u8, _other: u8, out: &mut Vec<NodeId>) {
-        let link = |(lc, li): (ConstraintId, u32), c: ConstraintId| {
-            (lc == c).then(|| self.links[li as usize].members.as_slice())
-        };
+        // (`cel_partners` over one constraint's list, written out: most links are pairs, whose
+        // other end is read without a loop, and most of a long list's ends are not matchable.)
+        let LinkLabel::Cel(c) = label else { return };
         let t = self.at;
-        cel_partners(
-            &self.incident[n as usize],
-            link,
-            n,
-            label,
-            |m| self.matchable(m, t),
-            out,
-        );
+        let start = out.len();
+        for &li in self.live_of_constraint(n, c) {
+            match self.links[li as usize].members.as_slice() {
+                &[a, b] => {
+                    let m = if a == n { b } else { a };
+                    if self.matchable(m, t) {
+                        out.push(m);
+                    }
+                }
+                members => {
+                    for &m in members {
+                        if m != n && self.matchable(m, t) {
+                            out.push(m);
+                        }
+                    }
+                }
+            }
+        }
+        crate::ets::matching::sort_dedup_tail(out, start);
     }
     fn linked(&self, label: LinkLabel, ends: &[(NodeId, u8)]) -> bool {
-        let link = |(lc, li): (ConstraintId, u32), c: ConstraintId| {
-            (lc == c).then(|| self.links[li as usize].members.as_slice())
-        };
-        ends.first()
-            .is_some_and(|&(first, _)| cel_linked(&self.incident[first as usize], link, label, ends))
+        // (The lists read are of the constraint asked already.)
+        let link = |li: u32, _: ConstraintId| Some(self.links[li as usize].members.as_slice());
+        // A link holding every end is incident to each: the shortest list is scanned.
+        let LinkLabel::Cel(c) = label else { return false };
+        ends.iter()
+            .map(|&(n, _)| self.of_constraint(n, c))
+            .min_by_key(|v| v.len())
+            .is_some_and(|incident| cel_linked(incident, link, label, ends))
     }
 }

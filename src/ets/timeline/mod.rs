@@ -1366,8 +1366,9 @@ fn derive_n(
     mut journal: Option<&mut Vec<Entry>>,
     ended_nodes: &[NodeId],
 ) {
-    // 4. New matches: anchored at new nodes and new links.
-    lv.host.set_at(t);
+    // 4. New matches: anchored at new nodes and new links. (A step without a journal, like every
+    // one before it, is never taken back: the host may pass by for good what is over.)
+    lv.host.set_at(t, journal.is_none());
     let first_new = lv.store.len() as MatchId;
     let n = lv.n;
     // (latest node, constraint, nodes): the order the matches are stored in.
