@@ -260,6 +260,23 @@ impl LevelHost {
         self.kinds.capacity() * 16
             + self.links.capacity() * std::mem::size_of::<TimedCel>()
             + self.incident.capacity() * std::mem::size_of::<SmallVec<[Bucket; 2]>>()
+            + self
+                .incident
+                .iter()
+                .map(|v| {
+                    let spilled = if v.spilled() {
+                        v.capacity() * std::mem::size_of::<Bucket>()
+                    } else {
+                        0
+                    };
+                    let links: usize = v
+                        .iter()
+                        .filter(|b| b.links.spilled())
+                        .map(|b| b.links.capacity() * 4)
+                        .sum();
+                    spilled + links
+                })
+                .sum::<usize>()
             + (self.pair_index.capacity() + self.set_index.capacity()) * 32
     }
 }
