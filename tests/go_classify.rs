@@ -1103,17 +1103,7 @@ fn positions_copied_make_the_struct_and_timeline_of_positions_perceived() {
                 }
             } else {
                 // with a journal: the last ten positions taken back and played again
-                copied.keep_journal(true);
-                for (b, m) in r.positions.iter().zip(&last) {
-                    copied.push(b, *m).unwrap();
-                }
-                let k = r.positions.len().saturating_sub(10).max(1);
-                for i in (k..r.positions.len()).rev() {
-                    copied.undo(Some(&r.positions[i - 1])).unwrap();
-                }
-                for (b, m) in r.positions[k..].iter().zip(&last[k..]) {
-                    copied.push(b, *m).unwrap();
-                }
+                push_with_journal_and_undo(&mut copied, &r);
             }
             // Every position from the fourth on is a copy (passes add no step).
             let moved = r.positions.windows(2).filter(|w| w[0] != w[1]).count() as u32;
@@ -1262,24 +1252,12 @@ fn dead_heads_passed_by_make_the_timeline_of_lists_read_whole() {
     let att = Attention::SWEEP;
     for path in five_sample_games().iter().take(2) {
         let r = cut(&game(path), att);
-        let (first, last) = (&r.positions[0], last_moves(&r));
-        let new = || GoTimeline::new(setting().clone(), (first.cols(), first.rows()), opts(att), Some(2)).unwrap();
-        let mut plain = new();
-        for (b, m) in r.positions.iter().zip(&last) {
-            plain.push(b, *m).unwrap();
-        }
-        let mut journaled = new();
-        journaled.keep_journal(true);
-        for (b, m) in r.positions.iter().zip(&last) {
-            journaled.push(b, *m).unwrap();
-        }
-        let k = r.positions.len().saturating_sub(10).max(1);
-        for i in (k..r.positions.len()).rev() {
-            journaled.undo(Some(&r.positions[i - 1])).unwrap();
-        }
-        for (b, m) in r.positions[k..].iter().zip(&last[k..]) {
-            journaled.push(b, *m).unwrap();
-        }
+        let first = &r.positions[0];
+        // Without a journal (levels 1-2 on the second thread), and with one.
+        let plain = timeline(&r, att, 2);
+        let mut journaled =
+            GoTimeline::new(setting().clone(), (first.cols(), first.rows()), opts(att), Some(2)).unwrap();
+        push_with_journal_and_undo(&mut journaled, &r);
         let what = path.display();
         let (a, b) = (plain.timeline(), journaled.timeline());
         // The heads were passed by where nothing can be taken back, and only there.
@@ -1293,6 +1271,23 @@ fn dead_heads_passed_by_make_the_timeline_of_lists_read_whole() {
         );
         let json = |g: &GoTimeline| serde_json::to_string(&g.timeline_json(true)).unwrap();
         assert!(json(&plain) == json(&journaled), "{what}: the timelines differ");
+    }
+}
+
+/// Pushes the record's positions with the journal kept, takes the last ten back and pushes them
+/// again.
+fn push_with_journal_and_undo(g: &mut GoTimeline, r: &Replay) {
+    let last = last_moves(r);
+    g.keep_journal(true);
+    for (b, m) in r.positions.iter().zip(&last) {
+        g.push(b, *m).unwrap();
+    }
+    let k = r.positions.len().saturating_sub(10).max(1);
+    for i in (k..r.positions.len()).rev() {
+        g.undo(Some(&r.positions[i - 1])).unwrap();
+    }
+    for (b, m) in r.positions[k..].iter().zip(&last[k..]) {
+        g.push(b, *m).unwrap();
     }
 }
 

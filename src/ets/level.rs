@@ -219,8 +219,22 @@ pub(crate) fn cel_partners<'a, I: Copy>(
     let LinkLabel::Cel(c) = label else { return };
     let start = out.len();
     for &li in incident {
-        if let Some(members) = link(li, c) {
-            out.extend(members.iter().copied().filter(|&m| m != n && keep(m)));
+        // (Most links are pairs: their other end is read without a loop.)
+        match link(li, c) {
+            None => {}
+            Some(&[a, b]) => {
+                let m = if a == n { b } else { a };
+                if keep(m) {
+                    out.push(m);
+                }
+            }
+            Some(members) => {
+                for &m in members {
+                    if m != n && keep(m) {
+                        out.push(m);
+                    }
+                }
+            }
         }
     }
     sort_dedup_tail(out, start);

@@ -12,7 +12,7 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use crate::ets::ids::{ConstraintId, ElementId, NONE, NodeId};
-use crate::ets::level::cel_linked;
+use crate::ets::level::{cel_linked, cel_partners};
 use crate::ets::matching::{Host, LinkLabel};
 
 /// A class element link of a level-n struct over time.
@@ -292,29 +292,18 @@ impl Host for LevelHost {
         self.by_kind.get(kind as usize).map(|v| v.as_slice()).unwrap_or(&[])
     }
     fn partners(&self, n: NodeId, label: LinkLabel, _role: u8, _other: u8, out: &mut Vec<NodeId>) {
-        // (`cel_partners` over one constraint's list, written out: most links are pairs, whose
-        // other end is read without a loop, and most of a long list's ends are not matchable.)
         let LinkLabel::Cel(c) = label else { return };
+        // (The list read is of the constraint asked already, past its dead head.)
+        let link = |li: u32, _: ConstraintId| Some(self.links[li as usize].members.as_slice());
         let t = self.at;
-        let start = out.len();
-        for &li in self.live_of_constraint(n, c) {
-            match self.links[li as usize].members.as_slice() {
-                &[a, b] => {
-                    let m = if a == n { b } else { a };
-                    if self.matchable(m, t) {
-                        out.push(m);
-                    }
-                }
-                members => {
-                    for &m in members {
-                        if m != n && self.matchable(m, t) {
-                            out.push(m);
-                        }
-                    }
-                }
-            }
-        }
-        crate::ets::matching::sort_dedup_tail(out, start);
+        cel_partners(
+            self.live_of_constraint(n, c),
+            link,
+            n,
+            label,
+            |m| self.matchable(m, t),
+            out,
+        );
     }
     fn linked(&self, label: LinkLabel, ends: &[(NodeId, u8)]) -> bool {
         // (The lists read are of the constraint asked already.)
