@@ -230,6 +230,17 @@ impl Plan {
         }
     }
 
+    /// [`Plan::compile`] seeded at the two ends of pattern link `link` (in its order), for runs
+    /// seeded at the ends of a host link that has that label: the link itself is then not checked
+    /// again (it holds by the choice of seeds).
+    pub fn compile_at_link<H: Host + ?Sized>(pattern: &Pattern, link: usize, host: &H) -> Option<Plan> {
+        let l = pattern.links.get(link)?;
+        let [(a, _), (b, _)] = l.ends[..] else { return None };
+        let mut plan = Plan::compile(pattern, &[a as usize, b as usize], host);
+        plan.seed_checks.retain(|li| *li as usize != link);
+        Some(plan)
+    }
+
     /// Whether every step follows a link from a bound variable (no step scans a type's nodes).
     pub fn follows_links_only(&self) -> bool {
         self.linked_only

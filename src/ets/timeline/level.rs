@@ -378,6 +378,8 @@ pub struct Level {
     pub(crate) host: LevelHost,
     /// Level n ≥ 1: matches already found, so that none is stored twice.
     pub(crate) seen: FxHashSet<(u32, SmallVec<[NodeId; 6]>)>,
+    /// Level n ≥ 1: the presence check's scratch.
+    replay: ReplayScratch,
     /// Per element: its node in the level above (`NONE` while it is not one).
     pub(crate) above: Vec<NodeId>,
     /// Level 0: elements that can no longer grow, present up to the last step, ending at the next.
@@ -505,6 +507,7 @@ impl Level {
             node_holders_before: 0,
             host: LevelHost::default(),
             seen: FxHashSet::default(),
+            replay: ReplayScratch::default(),
             above: Vec::new(),
             due: Vec::new(),
             delta: LevelDelta::default(),
@@ -700,7 +703,7 @@ impl Level {
                 + self.seed.1.capacity() * 8
                 + self.gone.capacity() * 4,
             host: self.host.heap_bytes(),
-            memo: self.memo.heap_bytes() + self.trial.heap_bytes(),
+            memo: self.memo.heap_bytes() + self.trial.heap_bytes() + self.replay.heap_bytes(),
         }
     }
 }
@@ -727,7 +730,7 @@ pub struct LevelMemory {
     pub index: usize,
     /// Level n ≥ 1: the level-n struct (its nodes, links and their indices).
     pub host: usize,
-    /// The memo of stillborn derivations and the trials' marks.
+    /// The memo of stillborn derivations, the trials' marks and the presence check's.
     pub memo: usize,
 }
 
@@ -1268,7 +1271,9 @@ impl Level {
                 continue;
             }
             let complete = el.complete_at != NONE;
-            let (r, q) = self.replay_state(e, t);
+            let mut sc = std::mem::take(&mut self.replay);
+            let (r, q) = self.replay_state(e, t, &mut sc);
+            self.replay = sc;
             let end = match r {
                 Replay::Accepted => false,
                 Replay::Forming => complete,
@@ -2628,15 +2633,20 @@ impl Level {
             }
             // What of each is here at this step (an application whose node ended, or ends now,
             // is its past: a part that joins two elements ends what each had there).
-            let here = |e: ElementId| -> FxHashSet<MatchId> {
-                self.apps_with(e, sh)
+            // (Each as a set: sorted, without repeats.)
+            let here = |e: ElementId| -> Vec<MatchId> {
+                let mut v: Vec<MatchId> = self
+                    .apps_with(e, sh)
                     .into_iter()
                     .filter(|&m| self.presence(cx, m) == Presence::Here)
-                    .collect()
+                    .collect();
+                v.sort_unstable();
+                v.dedup();
+                v
             };
             let (sa, sb) = (here(a), here(b));
-            let a_in_b = sa.iter().all(|m| sb.contains(m));
-            let b_in_a = sb.iter().all(|m| sa.contains(m));
+            let a_in_b = sorted_subset(&sa, &sb);
+            let b_in_a = sorted_subset(&sb, &sa);
             let (from, into) = match (a_in_b, b_in_a) {
                 (true, true) => {
                     let (ea, eb) = (&self.elems[a as usize], &self.elems[b as usize]);
@@ -2689,26 +2699,32 @@ impl Level {
     /// so; one left waiting at the end means that what is present falls apart into pieces (a space
     /// split in two), and is no longer one element.
     /// Returns the replay's verdict and the state of the schedule it reaches.
-    pub(crate) fn replay_state(&self, e: ElementId, t: u32) -> (Replay, u32) {
+    pub(crate) fn replay_state(&self, e: ElementId, t: u32, sc: &mut ReplayScratch) -> (Replay, u32) {
         let el = &self.elems[e as usize];
         let cr = &self.table.classes[el.cls as usize];
         let mut q = cr.start;
         let mut any = false;
-        let mut held: FxHashSet<NodeId> = FxHashSet::default();
-        let mut waiting: Vec<(MatchId, u8)> = Vec::new();
-        let applicable = |m: MatchId, held: &FxHashSet<NodeId>| -> bool {
-            if held.is_empty() {
+        // The nodes held so far: those marked with this replay's stamp.
+        let stamp = sc.begin(self.host.len());
+        let ReplayScratch {
+            mark, todo, waiting, ..
+        } = sc;
+        let mut held_any = false;
+        let applicable = |m: MatchId, mark: &[u32], held_any: bool| -> bool {
+            if !held_any {
                 return true;
             }
+            let held = |x: NodeId| mark.get(x as usize) == Some(&stamp);
             let part = self.table.part(self.store.constraint(m));
             let mut nodes = self.store.nodes(m);
             if part.len == 0 {
-                nodes.any(|x| held.contains(&x))
+                nodes.any(held)
             } else {
-                nodes.zip(&part.context).all(|(x, &ctx)| !ctx || held.contains(&x))
+                nodes.zip(&part.context).all(|(x, &ctx)| !ctx || held(x))
             }
         };
-        let mut todo: Vec<(MatchId, u8)> = Vec::new();
+        todo.clear();
+        waiting.clear();
         for (i, &m) in el.apps.iter().enumerate() {
             let set = el.sets[i];
             if set == RECORDED || !self.store.nodes(m).all(|x| self.host.present(x, t)) {
@@ -2720,7 +2736,7 @@ impl Level {
         while k < todo.len() {
             let (m, set) = todo[k];
             k += 1;
-            if !applicable(m, &held) {
+            if !applicable(m, mark, held_any) {
                 waiting.push((m, set));
                 continue;
             }
@@ -2729,13 +2745,17 @@ impl Level {
                 None => return (Replay::Stuck, q),
             }
             any = true;
-            held.extend(self.store.nodes(m));
-            // What waited may apply now.
+            for x in self.store.nodes(m) {
+                let x = x as usize;
+                if x >= mark.len() {
+                    mark.resize(x + 1, 0);
+                }
+                mark[x] = stamp;
+                held_any = true;
+            }
+            // What waited may apply now: it is tried next, before the rest, in its order.
             if !waiting.is_empty() {
-                let w = std::mem::take(&mut waiting);
-                let rest: Vec<(MatchId, u8)> = todo.drain(k..).collect();
-                todo.extend(w);
-                todo.extend(rest);
+                todo.splice(k..k, waiting.drain(..));
             }
         }
         if !waiting.is_empty() {
@@ -2922,6 +2942,37 @@ pub(crate) enum Presence {
     Gone,
 }
 
+/// Scratch of [`Level::replay_state`], kept from one replay to the next: a stamp per node (the
+/// nodes held so far are those carrying the replay's stamp), the applications to replay and
+/// those waiting for their context.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ReplayScratch {
+    mark: Vec<u32>,
+    stamp: u32,
+    todo: Vec<(MatchId, u8)>,
+    waiting: Vec<(MatchId, u8)>,
+}
+
+impl ReplayScratch {
+    /// A new stamp, no node carrying it; room for `nodes` nodes.
+    fn begin(&mut self, nodes: usize) -> u32 {
+        if self.mark.len() < nodes {
+            self.mark.resize(nodes, 0);
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            // Every stamp used: the marks start again from none.
+            self.mark.fill(0);
+            self.stamp = 1;
+        }
+        self.stamp
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.mark.capacity() * 4 + (self.todo.capacity() + self.waiting.capacity()) * 8
+    }
+}
+
 /// An element replayed over what of it is present (see [`Level::replay_state`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Replay {
@@ -2933,6 +2984,24 @@ pub(crate) enum Replay {
     Forming,
     /// A run the schedule accepts: the element is present.
     Accepted,
+}
+
+/// Whether every entry of `a` is one of `b` (both sorted, without repeats).
+fn sorted_subset(a: &[MatchId], b: &[MatchId]) -> bool {
+    if a.len() > b.len() {
+        return false;
+    }
+    let mut j = 0;
+    for &x in a {
+        while j < b.len() && b[j] < x {
+            j += 1;
+        }
+        if j == b.len() || b[j] != x {
+            return false;
+        }
+        j += 1;
+    }
+    true
 }
 
 /// Undo helper: the level's element table as it was with `n` elements.
@@ -2950,7 +3019,7 @@ pub(crate) fn truncate_elements(level: &mut Level, n: usize) {
 
 #[cfg(test)]
 mod tests {
-    use super::{next_set, sort_ids};
+    use super::{next_set, sort_ids, sorted_subset};
     use crate::ets::ids::ElementId;
     use proptest::prelude::*;
 
@@ -2966,6 +3035,17 @@ mod tests {
             let bits: Vec<u64> = bits.into_iter().map(|w| if sparse { w & w.rotate_left(17) & w.rotate_left(41) } else { w }).collect();
             let want = (from..bits.len() * 64).find(|&i| bits[i / 64] >> (i % 64) & 1 == 1);
             prop_assert_eq!(next_set(&bits, from), want);
+        }
+
+        /// A subset read from two sorted lists is the one a set finds.
+        #[test]
+        fn sorted_subset_is_set_inclusion(
+            a in prop::collection::btree_set(0u32..60, 0..20),
+            b in prop::collection::btree_set(0u32..60, 0..40),
+        ) {
+            let (va, vb): (Vec<u32>, Vec<u32>) = (a.iter().copied().collect(), b.iter().copied().collect());
+            prop_assert_eq!(sorted_subset(&va, &vb), a.is_subset(&b));
+            prop_assert!(sorted_subset(&va, &va));
         }
 
         /// Through the bits or not, the ids come out as a comparison sort leaves them.

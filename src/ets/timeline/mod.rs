@@ -150,9 +150,10 @@ impl PlansN {
                     pn.by_kind[var.kind as usize].push((c, Plan::compile(p, &[v], &empty)));
                 }
             }
-            for l in &p.links {
+            for (li, l) in p.links.iter().enumerate() {
                 if let (LinkLabel::Cel(on), [(a, _), (b, _)]) = (l.label, &l.ends[..]) {
-                    let plan = Plan::compile(p, &[*a as usize, *b as usize], &empty);
+                    // (Run at the two members of a new link labelled so: the link holds.)
+                    let plan = Plan::compile_at_link(p, li, &empty).expect("a two-ended link");
                     let kinds = [p.vars[*a as usize].kind, p.vars[*b as usize].kind];
                     pn.by_link[on.0 as usize].push((c, plan, kinds));
                 }
