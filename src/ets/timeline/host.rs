@@ -316,3 +316,42 @@ impl Host for LevelHost {
             .is_some_and(|incident| cel_linked(incident, link, label, ends))
     }
 }
+
+/// A level-n struct without the links whose indices lie in `skip`: a plan run seeded at the
+/// members of a link formed at this step reads the links formed before the step and those
+/// formed at it from the seed's on, so that a new match is found from the first new link it
+/// must use, not once from each ([`super::derive_n`]).
+pub(crate) struct Without<'a> {
+    /// The host.
+    pub host: &'a LevelHost,
+    /// The indices of the links left out.
+    pub skip: std::ops::Range<u32>,
+}
+
+impl Host for Without<'_> {
+    fn node_count(&self) -> usize {
+        self.host.node_count()
+    }
+    fn node_kind(&self, n: NodeId) -> u32 {
+        self.host.node_kind(n)
+    }
+    fn nodes_of_kind(&self, kind: u32) -> &[NodeId] {
+        self.host.nodes_of_kind(kind)
+    }
+    fn partners(&self, n: NodeId, label: LinkLabel, _role: u8, _other: u8, out: &mut Vec<NodeId>) {
+        let LinkLabel::Cel(c) = label else { return };
+        let (h, skip) = (self.host, &self.skip);
+        let link = |li: u32, _: ConstraintId| (!skip.contains(&li)).then(|| h.links[li as usize].members.as_slice());
+        let t = h.at;
+        cel_partners(h.live_of_constraint(n, c), link, n, label, |m| h.matchable(m, t), out);
+    }
+    fn linked(&self, label: LinkLabel, ends: &[(NodeId, u8)]) -> bool {
+        let (h, skip) = (self.host, &self.skip);
+        let link = |li: u32, _: ConstraintId| (!skip.contains(&li)).then(|| h.links[li as usize].members.as_slice());
+        let LinkLabel::Cel(c) = label else { return false };
+        ends.iter()
+            .map(|&(n, _)| h.of_constraint(n, c))
+            .min_by_key(|v| v.len())
+            .is_some_and(|incident| cel_linked(incident, link, label, ends))
+    }
+}

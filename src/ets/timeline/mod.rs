@@ -1376,10 +1376,10 @@ fn derive_n(
     let mut found: Vec<(NodeId, ConstraintId, SmallVec<[NodeId; 6]>)> = Vec::new();
     {
         let host = &lv.host;
-        let mut run = |c: ConstraintId, plan: &Plan, seeds: &[NodeId], scratch: &mut PlanScratch| {
+        let mut run = |h: &dyn Host, c: ConstraintId, plan: &Plan, seeds: &[NodeId], scratch: &mut PlanScratch| {
             let p = &setting.constraint(c).pattern;
             let _ = plan.run(
-                host,
+                h,
                 p,
                 seeds,
                 &mut |_, x| host.matchable(x, t),
@@ -1392,11 +1392,19 @@ fn derive_n(
         };
         for x in host_before as NodeId..host.len() as NodeId {
             for (c, plan) in &plans.by_kind[host.node_kind(x) as usize] {
-                run(*c, plan, &[x], scratch);
+                run(host, *c, plan, &[x], scratch);
             }
         }
+        // A new match uses a new link (every link of a node of this step is new, and a match
+        // holding one at a variable on no two-ended link was found above). Seeded at new link
+        // `li`, a run reads no new link formed before it, so a match is found from the first
+        // new link it must use (each other one it needs lies after it), not again from each.
         for li in links_before..host.links().len() {
             let l = &host.links()[li];
+            let without = host::Without {
+                host,
+                skip: links_before as u32..li as u32,
+            };
             for (c, plan, [ka, kb]) in &plans.by_link[l.constraint.0 as usize] {
                 for &a in &l.members {
                     if host.node_kind(a) != *ka {
@@ -1404,7 +1412,7 @@ fn derive_n(
                     }
                     for &b in &l.members {
                         if a != b && host.node_kind(b) == *kb {
-                            run(*c, plan, &[a, b], scratch);
+                            run(&without, *c, plan, &[a, b], scratch);
                         }
                     }
                 }
