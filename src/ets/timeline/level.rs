@@ -2611,20 +2611,36 @@ impl Level {
         // and another is found from the other's side: it applied the image they share at this
         // step (or is a fork copying a run that did), so the image is in its last run.
         let sh = cx.shifts.unwrap_or(Shifts::NONE);
+        // Each partner of an element once (two elements share many matches: a level-2 group and
+        // its fork share nearly all), by a mark per element: the rebirths' marks, with a
+        // generation of their own per element.
+        if self.dead_mark.len() < self.elems.len() {
+            self.dead_mark.resize(self.elems.len(), 0);
+        }
+        let mut marks = std::mem::take(&mut self.dead_mark);
         for &e in &touched {
             let el = &self.elems[e as usize];
             let last: super::runs::RunApps = match el.runs.last() {
                 Some(&r) if r.0 == cx.t => self.run_apps_at(e, cx.t, sh).unwrap_or_default(),
                 _ => Default::default(),
             };
+            self.offer_gen = self.offer_gen.wrapping_add(1);
+            if self.offer_gen == 0 {
+                self.offered.iter_mut().for_each(|g| *g = 0);
+                marks.iter_mut().for_each(|g| *g = 0);
+                self.offer_gen = 1;
+            }
+            let mark = self.offer_gen;
             for (m, _) in last {
                 for &f in self.store.holders(m) {
-                    if f != e && self.alive(f) && self.elems[f as usize].cls == el.cls {
+                    if f != e && marks[f as usize] != mark && self.alive(f) && self.elems[f as usize].cls == el.cls {
+                        marks[f as usize] = mark;
                         pairs.push((e.min(f), e.max(f)));
                     }
                 }
             }
         }
+        self.dead_mark = marks;
         pairs.sort_unstable();
         pairs.dedup();
         for (a, b) in pairs {
