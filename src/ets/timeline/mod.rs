@@ -37,6 +37,7 @@ pub mod view;
 
 pub use holders::{HolderIter, HolderList};
 
+use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -811,11 +812,21 @@ impl Timeline {
             head: &head,
             arena: &arena[..k],
         };
+        // The matches near an earlier primitive, searched once a step each (the elements that
+        // join one, a vertex's and its pairs', ask alike): where each begins and ends in `list`.
+        let near: std::cell::RefCell<(FxHashMap<NodeId, (u32, u32)>, Vec<MatchId>)> = Default::default();
         let around = |x: NodeId, out: &mut Vec<MatchId>| {
             if x >= first_node {
                 seeds.each(x, |m| out.push(m));
             } else {
-                matches_near(strukt, by_anchor, reach, x, out);
+                let mut memo = near.borrow_mut();
+                let (at, list) = &mut *memo;
+                let (a, b) = *at.entry(x).or_insert_with(|| {
+                    let a = list.len();
+                    matches_near(strukt, by_anchor, reach, x, list);
+                    (a as u32, list.len() as u32)
+                });
+                out.extend_from_slice(&list[a as usize..b as usize]);
             }
         };
         let open = |x: NodeId| strukt.has_open_terminal(x);
