@@ -814,7 +814,7 @@ impl Timeline {
         };
         // The matches near an earlier primitive, searched once a step each (the elements that
         // join one, a vertex's and its pairs', ask alike): where each begins and ends in `list`.
-        let near: std::cell::RefCell<(FxHashMap<NodeId, (u32, u32)>, Vec<MatchId>)> = Default::default();
+        let near: NearMemo = Default::default();
         let around = |x: NodeId, out: &mut Vec<MatchId>| {
             if x >= first_node {
                 seeds.each(x, |m| out.push(m));
@@ -1238,6 +1238,10 @@ fn diameter(p: &super::matching::Pattern) -> usize {
     }
     best
 }
+
+/// The matches [`matches_near`] found at a step, per earlier primitive: where they begin and end
+/// in the list.
+type NearMemo = std::cell::RefCell<(FxHashMap<NodeId, (u32, u32)>, Vec<MatchId>)>;
 
 /// The matches holding primitive `x`: those anchored at a primitive within `reach` processes of
 /// it (a match's primitives are that close to each other) and at or after it.
