@@ -953,12 +953,16 @@ impl Timeline {
         }
         for (k, (sz, due)) in l.sizes.iter().zip(l.due).enumerate() {
             let lv = &mut self.levels[k];
-            for m in sz.matches..lv.store.len() {
-                let key = (
-                    lv.store.constraint(m as MatchId).0,
-                    lv.store.nodes(m as MatchId).collect(),
-                );
-                lv.seen.remove(&key);
+            // Only the levels above 0 keep the matches they found (level 0's are anchored once,
+            // at the primitive they end with), so only they have any to forget.
+            if k > 0 {
+                for m in sz.matches..lv.store.len() {
+                    let key = (
+                        lv.store.constraint(m as MatchId).0,
+                        lv.store.nodes(m as MatchId).collect(),
+                    );
+                    lv.seen.remove(&key);
+                }
             }
             lv.store.truncate(sz.matches, sz.pairs, sz.multi);
             lv.gone.truncate(sz.matches);
