@@ -145,6 +145,10 @@ impl Board {
         let i = self.idx(p);
         self.cells[i] = c;
     }
+    /// What every vertex holds, row by row from the top.
+    pub fn cells(&self) -> &[Cell] {
+        &self.cells
+    }
     /// Every vertex, row by row from the top.
     pub fn points(&self) -> impl Iterator<Item = Point> + '_ {
         (0..self.rows).flat_map(move |row| (0..self.cols).map(move |col| Point { col, row }))

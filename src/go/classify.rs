@@ -22,7 +22,7 @@ use crate::ets::timeline::view::Snapshot;
 use crate::ets::timeline::{Level, Steps, Timeline, TimelineError};
 use crate::ets::{Element, Setting};
 
-use super::board::{Board, Point};
+use super::board::{Board, Cell, Point};
 use super::record::{GoAlphabet, Grow, Place, RecordOptions, Recording, Sensor, changes};
 
 /// The embedded Go class setting (`grammars/go/`).
@@ -83,6 +83,9 @@ pub enum ClassifyError {
         /// The game's.
         want: (u8, u8),
     },
+    /// A change named a vertex off the board ([`GoTimeline::push_changes`]).
+    #[error("{0:?} is off the board")]
+    OffBoard(Point),
     /// The timeline refused a step (a bug of the sensor if it happens).
     #[error(transparent)]
     Timeline(#[from] TimelineError),
@@ -112,12 +115,38 @@ pub struct VertexCache {
     levels: Vec<Vec<(u32, u32, Vec<Point>)>>,
 }
 
+/// With the journal: what each position changed of the position before it, so that
+/// [`GoTimeline::undo`] puts the last position back without being given it.
+#[derive(Debug, Clone, Default)]
+struct BoardLog {
+    /// The vertices each position changed, with what they held before it, position after
+    /// position.
+    olds: Vec<(Point, Cell)>,
+    /// Per position: where its vertices begin in `olds`, and the prisoners before it.
+    starts: Vec<(u32, u32, u32)>,
+}
+
+impl BoardLog {
+    /// Takes the last position's record back into `board`.
+    fn undo(&mut self, board: &mut Board) {
+        let Some((from, black, white)) = self.starts.pop() else {
+            return;
+        };
+        for &(p, c) in self.olds[from as usize..].iter().rev() {
+            board.set(p, c);
+        }
+        self.olds.truncate(from as usize);
+        (board.captured_by_black, board.captured_by_white) = (black, white);
+    }
+}
+
 /// One position perceived as one step of `steps` (a timeline, or a pipelined one), the new
 /// level-0 elements named by their vertices.
 fn push_to<S: Steps + Grow>(
     steps: &mut S,
     sensor: &mut Sensor,
     last: &mut Option<Board>,
+    log: Option<&mut BoardLog>,
     vertices0: &mut Vec<SmallVec<[Point; 2]>>,
     board: &Board,
     last_move: Option<Point>,
@@ -134,8 +163,43 @@ fn push_to<S: Steps + Grow>(
         Some(b) => changes(b, board),
         None => Vec::new(),
     };
+    perceive_step(steps, sensor, vertices0, board, last_move, &changed)?;
+    // The position becomes the last one: only the vertices that changed are written.
+    match last {
+        Some(l) => {
+            if let Some(log) = log {
+                log.starts
+                    .push((log.olds.len() as u32, l.captured_by_black, l.captured_by_white));
+                log.olds.extend(changed.iter().map(|&p| (p, l.get(p))));
+            }
+            for &p in &changed {
+                l.set(p, board.get(p));
+            }
+            (l.captured_by_black, l.captured_by_white) = (board.captured_by_black, board.captured_by_white);
+        }
+        None => {
+            if let Some(log) = log {
+                log.starts.push((log.olds.len() as u32, 0, 0));
+            }
+            *last = Some(board.clone());
+        }
+    }
+    Ok(())
+}
+
+/// Position `board` (reached by `last_move`; `changed`: the vertices whose colour differs from
+/// the position before) perceived as one step of `steps`, the new level-0 elements named by their
+/// vertices.
+fn perceive_step<S: Steps + Grow>(
+    steps: &mut S,
+    sensor: &mut Sensor,
+    vertices0: &mut Vec<SmallVec<[Point; 2]>>,
+    board: &Board,
+    last_move: Option<Point>,
+    changed: &[Point],
+) -> Result<(), ClassifyError> {
     steps.begin_step()?;
-    if let Err(e) = sensor.perceive(steps, board, last_move, &changed) {
+    if let Err(e) = sensor.perceive(steps, board, last_move, changed) {
         // Leave nothing half-done: end the step (it holds what was added) and take it back if
         // the journal allows.
         let _ = steps.end_step();
@@ -143,7 +207,6 @@ fn push_to<S: Steps + Grow>(
         return Err(e.into());
     }
     steps.end_step()?;
-    *last = Some(board.clone());
     // The new level-0 elements' vertices.
     let lv = steps.level0();
     for e in vertices0.len()..lv.elements().len() {
@@ -168,7 +231,10 @@ fn push_to<S: Steps + Grow>(
 pub struct GoTimeline {
     sensor: Sensor,
     timeline: Timeline,
+    /// The last position perceived (what the next one is compared with).
     last: Option<Board>,
+    /// With the journal: what each position changed of the last one.
+    log: Option<BoardLog>,
     /// Per level-0 element, its vertices (computed once).
     vertices0: Vec<SmallVec<[Point; 2]>>,
 }
@@ -186,6 +252,7 @@ impl GoTimeline {
             sensor: Sensor::new(&kinds, size.0, size.1, opts),
             timeline: Timeline::new(setting, top),
             last: None,
+            log: None,
             vertices0: Vec::new(),
         })
     }
@@ -194,6 +261,7 @@ impl GoTimeline {
     pub fn keep_journal(&mut self, keep: bool) {
         self.sensor.keep_journal(keep);
         self.timeline.keep_journal(keep);
+        self.log = keep.then(BoardLog::default);
     }
     /// Whether the timeline remembers stillborn derivations ([`Timeline::remember_floods`]; on by
     /// default, the classification the same either way).
@@ -234,10 +302,63 @@ impl GoTimeline {
             &mut self.timeline,
             &mut self.sensor,
             &mut self.last,
+            self.log.as_mut(),
             &mut self.vertices0,
             board,
             last_move,
         )?;
+        Ok(self.timeline.levels())
+    }
+    /// Perceives the next position given as what it changes of the last one (a move played: its
+    /// stone, the stones it captured), as [`GoTimeline::push`] does with the whole position:
+    /// `changes` holds vertices with what they hold now (the last for a vertex listed twice),
+    /// `prisoners` the stones captured by Black and by White. The position is not copied or
+    /// compared vertex by vertex, only written where it changed. Needs a position perceived
+    /// before.
+    pub fn push_changes(
+        &mut self,
+        changes: &[(Point, Cell)],
+        prisoners: (u32, u32),
+        last_move: Option<Point>,
+    ) -> Result<&[Level], ClassifyError> {
+        let Some(board) = self.last.as_mut() else {
+            return Err(ClassifyError::NoPosition);
+        };
+        if let Some(&(p, _)) = changes.iter().find(|(p, _)| !board.contains(*p)) {
+            return Err(ClassifyError::OffBoard(p));
+        }
+        // What each vertex listed held before; those that hold something else now changed.
+        let mut olds: SmallVec<[(Point, Cell); 8]> = SmallVec::new();
+        for &(p, c) in changes {
+            if !olds.iter().any(|o| o.0 == p) {
+                olds.push((p, board.get(p)));
+            }
+            board.set(p, c);
+        }
+        olds.retain(|(p, c)| board.get(*p) != *c);
+        olds.sort_unstable_by_key(|(p, _)| (p.row, p.col));
+        let before = (board.captured_by_black, board.captured_by_white);
+        (board.captured_by_black, board.captured_by_white) = prisoners;
+        let changed: SmallVec<[Point; 8]> = olds.iter().map(|o| o.0).collect();
+        let perceived = perceive_step(
+            &mut self.timeline,
+            &mut self.sensor,
+            &mut self.vertices0,
+            board,
+            last_move,
+            &changed,
+        );
+        if let Err(e) = perceived {
+            for &(p, c) in &olds {
+                board.set(p, c);
+            }
+            (board.captured_by_black, board.captured_by_white) = before;
+            return Err(e);
+        }
+        if let Some(log) = self.log.as_mut() {
+            log.starts.push((log.olds.len() as u32, before.0, before.1));
+            log.olds.extend_from_slice(&olds);
+        }
         Ok(self.timeline.levels())
     }
     /// Perceives `positions` one after another (`last_moves[k]` reached position k), as
@@ -261,7 +382,15 @@ impl GoTimeline {
         self.timeline.pipelined(|p| {
             for (k, b) in positions.iter().enumerate() {
                 let m = last_moves.get(k).copied().flatten();
-                push_to(p, &mut self.sensor, &mut self.last, &mut self.vertices0, b, m)?;
+                push_to(
+                    p,
+                    &mut self.sensor,
+                    &mut self.last,
+                    self.log.as_mut(),
+                    &mut self.vertices0,
+                    b,
+                    m,
+                )?;
             }
             Ok(())
         })
@@ -277,11 +406,21 @@ impl GoTimeline {
     pub fn front_end_heap_bytes(&self) -> usize {
         self.sensor.heap_bytes() + self.vertices0.capacity() * std::mem::size_of::<SmallVec<[Point; 2]>>()
     }
-    /// Takes the last position back (needs the journal).
+    /// Takes the last position back (needs the journal). `previous` is the position before it,
+    /// what the next position is compared with; without it the journal puts it back (a caller
+    /// that has it need not give it).
     pub fn undo(&mut self, previous: Option<&Board>) -> Result<(), ClassifyError> {
         self.timeline.undo()?;
         self.sensor.undo();
-        self.last = previous.cloned();
+        if let (Some(board), Some(log)) = (self.last.as_mut(), self.log.as_mut()) {
+            log.undo(board);
+        }
+        match previous {
+            Some(b) => self.last = Some(b.clone()),
+            // The first position taken back: there is none before it.
+            None if self.sensor.positions() == 0 => self.last = None,
+            None => {}
+        }
         let n0 = self.timeline.level(0).elements().len();
         self.vertices0.truncate(n0);
         Ok(())
