@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 
 use ets::ets::Setting;
 use ets::go::board::{Color, Point};
-use ets::go::classify::{classify_game, embedded_setting};
+use ets::go::classify::{GoTimeline, classify_game, embedded_setting};
 use ets::go::fastboard::FastRng;
 use ets::go::game::Replay;
 use ets::go::live::{Game, GameOptions, Move};
@@ -368,4 +368,94 @@ fn the_referee_knows_ko_suicide_captures_and_scores() {
     assert!(g.is_legal(at("C3")), "after a move elsewhere the ko may be taken");
     let s = g.area_score(&[]);
     assert!(s.is_finite() && g.territory_score(&[]).is_finite());
+}
+
+#[test]
+fn a_record_game_taken_back_past_its_start_and_played_again() {
+    // A game started from a record's position knows the record's moves before it: taking them
+    // back (the referee made again from the record's positions) and playing them again through
+    // the API gives at every position the record's board and captures and the timeline's
+    // classification of the record's positions.
+    let r = game(&sample("9x9")[1]);
+    let n = 30.min(r.len());
+    let last: Vec<Option<Point>> = std::iter::once(None).chain(r.moves.iter().map(|m| m.point)).collect();
+    let sorted = |v: &[Point]| {
+        let mut v = v.to_vec();
+        v.sort_by_key(|p| (p.row, p.col));
+        v
+    };
+    for att in [Attention::FOCUS, Attention::Full] {
+        let opts = options(att);
+        let check = |g: &Game, k: usize| {
+            assert_eq!(g.board(), r.positions[k], "{att:?}, position {k}");
+            let tl = classify_game(setting().clone(), &r.positions[..=k], &last[..=k], opts.record, None).unwrap();
+            assert_eq!(lives(g.classification()), lives(&tl), "{att:?}, position {k}");
+            if k > 0 {
+                assert_eq!(
+                    sorted(g.last_captures()),
+                    sorted(&r.moves[k - 1].effect.captured),
+                    "{att:?}, position {k}"
+                );
+            }
+        };
+        let mut g = Game::from_replay(setting().clone(), &r, n, opts).unwrap();
+        for k in (0..n).rev() {
+            g.undo().unwrap();
+            if k % 7 == 0 {
+                check(&g, k);
+            }
+        }
+        assert!(g.undo().is_err());
+        let mut captures = 0;
+        for k in 1..=n {
+            let m = &r.moves[k - 1];
+            g.play_move(m.point.map_or(Move::Pass, Move::Play)).unwrap();
+            captures += g.last_captures().len();
+            if k % 7 == 0 || !g.last_captures().is_empty() {
+                check(&g, k);
+            }
+        }
+        assert!(captures > 0, "a capture among the moves played again");
+    }
+}
+
+#[test]
+fn a_record_position_with_a_chain_without_liberties() {
+    // A setup may leave a chain without liberties (the record holds it; the referee removes it).
+    // The move after it is perceived from the referee's position, which lacks the chain, and a
+    // move taken back returns to the referee's position before it: the game classifies as a
+    // timeline given the referee's positions, and when a move is taken back the referee's
+    // position before it.
+    let sgf = "(;GM[1]FF[4]SZ[9]AB[aa]AW[ba][ab];B[ee];W[ff];B[dd])";
+    let r = Replay::from_sgf(&Sgf::parse_bytes(sgf.as_bytes().to_vec()).unwrap(), 0, &[]).unwrap();
+    let at = |s: &str| Point::from_gtp(s, 9).unwrap();
+    let corner = Point { col: 0, row: 0 };
+    assert_ne!(r.positions[0].get(corner), ets::go::board::Cell::Empty);
+    for att in [Attention::FOCUS, Attention::Full] {
+        let opts = options(att);
+        let mut g = Game::from_replay(setting().clone(), &r, 0, opts).unwrap();
+        let start = g.board();
+        assert_eq!(start.get(corner), ets::go::board::Cell::Empty);
+        let mut tl = GoTimeline::new(setting().clone(), (9, 9), opts.record, None).unwrap();
+        tl.keep_journal(true);
+        tl.push(&r.positions[0], None).unwrap();
+        let mut boards = vec![start.clone()];
+        let play = |g: &mut Game, tl: &mut GoTimeline, boards: &mut Vec<_>, s: &str| {
+            g.play(at(s)).unwrap();
+            tl.push(&g.board(), Some(at(s))).unwrap();
+            boards.push(g.board());
+            assert_eq!(lives(g.classification()), lives(tl), "{att:?}, {s}");
+        };
+        play(&mut g, &mut tl, &mut boards, "E5");
+        play(&mut g, &mut tl, &mut boards, "F4");
+        for _ in 0..2 {
+            g.undo().unwrap();
+            boards.pop();
+            tl.undo(boards.last()).unwrap();
+            assert_eq!(lives(g.classification()), lives(&tl), "{att:?}, a move taken back");
+        }
+        assert_eq!(g.board(), start);
+        play(&mut g, &mut tl, &mut boards, "D6");
+        play(&mut g, &mut tl, &mut boards, "C7");
+    }
 }

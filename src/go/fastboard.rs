@@ -75,6 +75,106 @@ macro_rules! wr {
     }};
 }
 
+/// Writes `self.field[i] = v` through [`write_unchecked`], and tells `log` the value it replaces
+/// as `Write::$w` (when the log keeps writes: see [`Log`]).
+macro_rules! wl {
+    ($log:ident, $w:ident, $s:ident . $f:ident [ $i:expr ] = $v:expr) => {{
+        let i = $i;
+        let v = $v;
+        if $log.on() {
+            $log.keep(Write::$w(i as _, rd!($s.$f[i])));
+        }
+        wr!($s.$f[i] = v)
+    }};
+}
+
+/// One write of a move to the board's buffers, with the value it replaced (see [`Undo`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Write {
+    Cell(u16, u8),
+    Head(u16, u16),
+    Next(u16, u16),
+    Size(u16, u16),
+    Nlibs(u16, u16),
+    Libs(u32, u64),
+    Empties(u16, u16),
+    EmptyAt(u16, u16),
+    /// The empty list lost its last entry, this one.
+    Pop(u16),
+    /// The empty list gained an entry.
+    Push,
+}
+
+/// Where the writes of a move go: nowhere (`()`: playouts and every other move, the code the
+/// same as without a log once the compiler drops the calls), or kept for [`FastBoard::undo`].
+trait Log {
+    /// Whether writes are kept (a constant of the type).
+    fn on(&self) -> bool;
+    /// Keeps one write.
+    fn keep(&mut self, w: Write);
+}
+
+impl Log for () {
+    #[inline(always)]
+    fn on(&self) -> bool {
+        false
+    }
+    #[inline(always)]
+    fn keep(&mut self, _: Write) {}
+}
+
+impl Log for Vec<Write> {
+    #[inline(always)]
+    fn on(&self) -> bool {
+        true
+    }
+    #[inline(always)]
+    fn keep(&mut self, w: Write) {
+        self.push(w);
+    }
+}
+
+/// What taking one move back needs ([`FastBoard::play_undoable`], [`FastBoard::undo`]): the
+/// values each of its writes replaced and the scalars before it. Undone in reverse, the writes
+/// leave every buffer as it was, byte for byte (the empty list in its order, stale liberty words
+/// included), so a board taken back is the board before the move for every later use, playouts
+/// included; a few dozen writes, where a copy of a 19x19 board is some 30 kB.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Undo {
+    writes: Vec<Write>,
+    ko: Vtx,
+    ko_color: u8,
+    hash: u64,
+    captures: [u32; 2],
+    last: [Vtx; 2],
+    passes: u32,
+    moves: u32,
+    history: usize,
+}
+
+impl Undo {
+    /// The points whose stone the move changed, with what each held before it, in index order
+    /// (row by row): the point played (unless its stone was taken as a suicide), the stones
+    /// captured, and under suicide rules the mover's chain taken.
+    pub(crate) fn changed(&self, board: &FastBoard) -> Vec<(Vtx, Option<Color>)> {
+        // A point's first write holds its stone before the move.
+        let mut first: Vec<(u16, u8)> = Vec::new();
+        for w in &self.writes {
+            if let Write::Cell(i, old) = *w
+                && !first.iter().any(|&(j, _)| j == i)
+            {
+                first.push((i, old));
+            }
+        }
+        first.sort_unstable();
+        first
+            .into_iter()
+            .filter(|&(i, old)| board.cell[i as usize] != old)
+            .map(|(i, old)| (Vtx(i), (old != EMPTY).then(|| color_of(old))))
+            .collect()
+    }
+}
+
 const EMPTY: u8 = 0;
 const BLACK: u8 = 1;
 const WHITE: u8 = 2;
@@ -379,7 +479,7 @@ impl FastBoard {
         for p in board.points() {
             if let Cell::Stone(c) = board.get(p) {
                 let v = f.vtx(p);
-                f.put_stone(v, code(c));
+                f.put_stone(v, code(c), &mut ());
             }
         }
         // A setup may leave chains without liberties; remove them.
@@ -387,7 +487,7 @@ impl FastBoard {
             let v = f.vtx(p);
             if f.cell[v.i()] != EMPTY && f.nlibs[f.head[v.i()] as usize] == 0 {
                 let h = f.head[v.i()] as usize;
-                f.remove_chain(h);
+                f.remove_chain(h, &mut ());
             }
         }
         f.captures = [board.captured_by_black, board.captured_by_white];
@@ -649,7 +749,7 @@ impl FastBoard {
             let h = if suicide {
                 let mut t = self.clone();
                 t.rules.superko = false;
-                t.place(c, v.i());
+                t.place(c, v.i(), &mut ());
                 t.hash
             } else {
                 self.hash_after(c, v.i())
@@ -753,13 +853,73 @@ impl FastBoard {
 
     /// Plays a move known to be legal (checked only in debug builds).
     pub fn play_legal(&mut self, color: Color, v: Vtx) {
+        self.play_logged(color, v, &mut ());
+    }
+
+    /// Plays a move if it is legal, and returns what [`FastBoard::undo`] needs to take it back;
+    /// the board is unchanged otherwise.
+    pub(crate) fn play_undoable(&mut self, color: Color, v: Vtx) -> Result<Undo, Illegal> {
+        self.check(color, v)?;
+        let mut u = Undo {
+            writes: Vec::new(),
+            ko: self.ko,
+            ko_color: self.ko_color,
+            hash: self.hash,
+            captures: self.captures,
+            last: self.last,
+            passes: self.passes,
+            moves: self.moves,
+            history: self.history.len(),
+        };
+        self.play_logged(color, v, &mut u.writes);
+        Ok(u)
+    }
+
+    /// Takes back the move `u` was returned for, which must be the last move played on this
+    /// board (any other record leaves the board inconsistent; the writes are bounds-checked, so
+    /// it never reads or writes outside the buffers).
+    pub(crate) fn undo(&mut self, u: &Undo) {
+        fn put<T>(v: &mut [T], i: impl Into<usize>, x: T) {
+            if let Some(slot) = v.get_mut(i.into()) {
+                *slot = x;
+            }
+        }
+        for w in u.writes.iter().rev() {
+            match *w {
+                Write::Cell(i, x) => put(&mut self.cell, i, x),
+                Write::Head(i, x) => put(&mut self.head, i, x),
+                Write::Next(i, x) => put(&mut self.next, i, x),
+                Write::Size(i, x) => put(&mut self.size, i, x),
+                Write::Nlibs(i, x) => put(&mut self.nlibs, i, x),
+                Write::Libs(i, x) => put(&mut self.libs, i as usize, x),
+                Write::Empties(i, x) => put(&mut self.empties, i, x),
+                Write::EmptyAt(i, x) => put(&mut self.empty_at, i, x),
+                Write::Pop(x) => self.empties.push(x),
+                Write::Push => {
+                    self.empties.pop();
+                }
+            }
+        }
+        self.ko = u.ko;
+        self.ko_color = u.ko_color;
+        self.hash = u.hash;
+        self.captures = u.captures;
+        self.last = u.last;
+        self.passes = u.passes;
+        self.moves = u.moves;
+        self.history.truncate(u.history);
+    }
+
+    /// [`FastBoard::play_legal`], its writes told to `log`.
+    #[inline(always)]
+    fn play_logged<L: Log>(&mut self, color: Color, v: Vtx, log: &mut L) {
         debug_assert!(self.check(color, v).is_ok(), "illegal {:?} at {}", color, self.gtp(v));
         let c = code(color);
         if v.is_pass() {
             self.ko = Vtx::PASS;
             self.passes += 1;
         } else {
-            self.place(c, v.i());
+            self.place(c, v.i(), log);
             self.passes = 0;
         }
         self.last[(c - 1) as usize] = v;
@@ -770,9 +930,9 @@ impl FastBoard {
     }
 
     /// Puts a stone of code `c` on the empty point `i`: liberties, merges, captures, ko, suicide.
-    fn place(&mut self, c: u8, i: usize) {
+    fn place<L: Log>(&mut self, c: u8, i: usize, log: &mut L) {
         let o = c ^ 3;
-        self.put_stone(Vtx(i as u16), c);
+        self.put_stone(Vtx(i as u16), c, log);
         let w = self.w;
         let mut captured = 0u32;
         let mut last_cap = 0usize;
@@ -782,7 +942,7 @@ impl FastBoard {
                 if rd!(self.nlibs[h]) == 0 {
                     captured += rd!(self.size[h]) as u32;
                     last_cap = n;
-                    self.remove_chain(h);
+                    self.remove_chain(h, log);
                 }
             }
         }
@@ -797,31 +957,34 @@ impl FastBoard {
             // Suicide (only when the rules allow it).
             let n = self.size[h] as u32;
             self.captures[(o - 1) as usize] += n;
-            self.remove_chain(h);
+            self.remove_chain(h, log);
         }
     }
 
     /// Puts a stone without captures: a one-stone chain, liberties updated, merges with friends.
-    fn put_stone(&mut self, v: Vtx, c: u8) {
+    fn put_stone<L: Log>(&mut self, v: Vtx, c: u8, log: &mut L) {
         let i = v.i();
         let w = self.w;
         let words = self.words;
         assert!(i < self.cell.len() && rd!(self.cell[i]) == EMPTY);
-        wr!(self.cell[i] = c);
+        wl!(log, Cell, self.cell[i] = c);
         self.hash ^= ZOBRIST[(c - 1) as usize][i];
         // Remove from the empty list.
         let at = rd!(self.empty_at[i]) as usize;
         let last = *self.empties.last().expect("an empty point");
-        wr!(self.empties[at] = last);
-        wr!(self.empty_at[last as usize] = at as u16);
+        wl!(log, Empties, self.empties[at] = last);
+        wl!(log, EmptyAt, self.empty_at[last as usize] = at as u16);
+        if log.on() {
+            log.keep(Write::Pop(last));
+        }
         self.empties.pop();
         // A new chain of one stone.
-        wr!(self.head[i] = i as u16);
-        wr!(self.next[i] = i as u16);
-        wr!(self.size[i] = 1);
+        wl!(log, Head, self.head[i] = i as u16);
+        wl!(log, Next, self.next[i] = i as u16);
+        wl!(log, Size, self.size[i] = 1);
         let base = i * words;
         for k in 0..words {
-            wr!(self.libs[base + k] = 0);
+            wl!(log, Libs, self.libs[base + k] = 0);
         }
         let mut nl = 0;
         let (ik, ib) = (i / 64, 1u64 << (i % 64));
@@ -830,7 +993,7 @@ impl FastBoard {
                 EMPTY => {
                     // Four distinct neighbours: each empty one is a new liberty.
                     let k = base + n / 64;
-                    wr!(self.libs[k] = rd!(self.libs[k]) | 1 << (n % 64));
+                    wl!(log, Libs, self.libs[k] = rd!(self.libs[k]) | 1 << (n % 64));
                     nl += 1;
                 }
                 OFF => {}
@@ -840,26 +1003,26 @@ impl FastBoard {
                     let k = h * words + ik;
                     let word = rd!(self.libs[k]);
                     if word & ib != 0 {
-                        wr!(self.libs[k] = word & !ib);
-                        wr!(self.nlibs[h] = rd!(self.nlibs[h]) - 1);
+                        wl!(log, Libs, self.libs[k] = word & !ib);
+                        wl!(log, Nlibs, self.nlibs[h] = rd!(self.nlibs[h]) - 1);
                     }
                 }
             }
         }
-        wr!(self.nlibs[i] = nl);
+        wl!(log, Nlibs, self.nlibs[i] = nl);
         for n in [i - 1, i - w, i + w, i + 1] {
             if rd!(self.cell[n]) == c {
                 let a = rd!(self.head[i]) as usize;
                 let b = rd!(self.head[n]) as usize;
                 if a != b {
-                    self.merge(a, b);
+                    self.merge(a, b, log);
                 }
             }
         }
     }
 
     /// Merges the chains with heads `a` and `b` (the smaller into the larger).
-    fn merge(&mut self, a: usize, b: usize) {
+    fn merge<L: Log>(&mut self, a: usize, b: usize, log: &mut L) {
         let (big, small) = if rd!(self.size[a]) >= rd!(self.size[b]) {
             (a, b)
         } else {
@@ -868,37 +1031,44 @@ impl FastBoard {
         // Relabel the small chain's stones.
         let mut s = small;
         loop {
-            wr!(self.head[s] = big as u16);
+            wl!(log, Head, self.head[s] = big as u16);
             s = rd!(self.next[s]) as usize;
             if s == small {
                 break;
             }
         }
         // Splice the circular lists.
+        if log.on() {
+            log.keep(Write::Next(big as u16, rd!(self.next[big])));
+            log.keep(Write::Next(small as u16, rd!(self.next[small])));
+        }
         self.next.swap(big, small);
-        wr!(self.size[big] = rd!(self.size[big]) + rd!(self.size[small]));
+        wl!(log, Size, self.size[big] = rd!(self.size[big]) + rd!(self.size[small]));
         let words = self.words;
         let mut count = 0;
         for k in 0..words {
             let x = rd!(self.libs[big * words + k]) | rd!(self.libs[small * words + k]);
-            wr!(self.libs[big * words + k] = x);
+            wl!(log, Libs, self.libs[big * words + k] = x);
             count += x.count_ones();
         }
-        wr!(self.nlibs[big] = count as u16);
+        wl!(log, Nlibs, self.nlibs[big] = count as u16);
     }
 
     /// Removes the chain with head `h`: its points become empty and liberties of the neighbouring
     /// chains.
-    fn remove_chain(&mut self, h: usize) {
+    fn remove_chain<L: Log>(&mut self, h: usize, log: &mut L) {
         let c = rd!(self.cell[h]);
         let w = self.w;
         let words = self.words;
         let mut s = h;
         loop {
             let nxt = rd!(self.next[s]) as usize;
-            wr!(self.cell[s] = EMPTY);
+            wl!(log, Cell, self.cell[s] = EMPTY);
             self.hash ^= ZOBRIST[(c - 1) as usize][s];
-            wr!(self.empty_at[s] = self.empties.len() as u16);
+            wl!(log, EmptyAt, self.empty_at[s] = self.empties.len() as u16);
+            if log.on() {
+                log.keep(Write::Push);
+            }
             self.empties.push(s as u16);
             s = nxt;
             if s == h {
@@ -917,8 +1087,8 @@ impl FastBoard {
                     let k = hn * words + sk;
                     let word = rd!(self.libs[k]);
                     if word & sb == 0 {
-                        wr!(self.libs[k] = word | sb);
-                        wr!(self.nlibs[hn] = rd!(self.nlibs[hn]) + 1);
+                        wl!(log, Libs, self.libs[k] = word | sb);
+                        wl!(log, Nlibs, self.nlibs[hn] = rd!(self.nlibs[hn]) + 1);
                     }
                 }
             }
@@ -1397,6 +1567,91 @@ mod tests {
                 assert_eq!(s as f32, f.area_score(0.0, &[]));
             }
         }
+    }
+
+    /// Whether two boards hold the same bytes in every buffer and field (the empty list's order
+    /// and stale liberty words included).
+    fn same_bytes(a: &FastBoard, b: &FastBoard) -> bool {
+        (a.cell == b.cell && a.head == b.head && a.next == b.next && a.size == b.size)
+            && (a.nlibs == b.nlibs && a.libs == b.libs && a.empties == b.empties && a.empty_at == b.empty_at)
+            && (a.ko == b.ko && a.ko_color == b.ko_color && a.hash == b.hash && a.captures == b.captures)
+            && (a.last == b.last && a.passes == b.passes && a.moves == b.moves && a.rules == b.rules)
+            && a.history == b.history
+    }
+
+    #[test]
+    fn a_move_taken_back_leaves_the_board_as_it_was() {
+        // Random games under each rule set: at every position every legal move (suicides too
+        // where allowed) and a pass is played and taken back, and the board must hold the same
+        // bytes as before; the points the move said it changed must be those whose stone differs.
+        // Then runs of moves are taken back together.
+        let mut rng = FastRng::new(11);
+        let rule_sets = [
+            Rules::default(),
+            Rules {
+                superko: true,
+                suicide_allowed: false,
+            },
+            Rules {
+                superko: false,
+                suicide_allowed: true,
+            },
+        ];
+        let mut tried = 0;
+        let mut captures = 0;
+        for size in [5usize, 9, 19] {
+            for rules in rule_sets {
+                let mut f = FastBoard::with_rules(size, size, rules).unwrap();
+                let mut color = Color::Black;
+                let mut run: Vec<(FastBoard, Undo, Vtx)> = Vec::new();
+                for _ in 0..4 * size * size {
+                    let mut moves = vec![Vtx::PASS];
+                    moves.extend(f.points().filter(|&v| f.is_legal(color, v)));
+                    for &v in &moves {
+                        let before = f.clone();
+                        let u = f.play_undoable(color, v).unwrap();
+                        let changed: Vec<(Vtx, Option<Color>)> = f
+                            .points()
+                            .filter(|&w| before.color_at(w) != f.color_at(w))
+                            .map(|w| (w, before.color_at(w)))
+                            .collect();
+                        assert_eq!(u.changed(&f), changed);
+                        captures += (changed.len() > 1) as usize;
+                        f.undo(&u);
+                        assert!(same_bytes(&f, &before), "{size}x{size} {rules:?}: {}", f.gtp(v));
+                        tried += 1;
+                    }
+                    // On with a move a playout would choose (on a copy: choosing reorders the
+                    // empty list, which a move taken back does not put back).
+                    let v = f.clone().random_move(color, &mut rng);
+                    let before = f.clone();
+                    let u = f.play_undoable(color, v).unwrap();
+                    run.push((before, u, v));
+                    f.check_invariants().unwrap();
+                    color = color.other();
+                    if run.len() > 1 && rng.below(8) == 0 {
+                        // The run taken back, then played again.
+                        let redo: Vec<Vtx> = run.iter().map(|r| r.2).collect();
+                        while let Some((before, u, _)) = run.pop() {
+                            f.undo(&u);
+                            assert!(same_bytes(&f, &before), "{size}x{size} {rules:?}: a run taken back");
+                            color = color.other();
+                        }
+                        for v in redo {
+                            run.push((f.clone(), f.play_undoable(color, v).unwrap(), v));
+                            color = color.other();
+                        }
+                    }
+                    if f.passes() >= 2 {
+                        break;
+                    }
+                }
+            }
+        }
+        assert!(
+            tried > 10_000 && captures > 100,
+            "{tried} moves tried, {captures} with captures"
+        );
     }
 
     #[test]

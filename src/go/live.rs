@@ -44,9 +44,9 @@
 use std::sync::Arc;
 use thiserror::Error;
 
-use super::board::{Board, Color, Point};
+use super::board::{Board, Cell, Color, Point};
 use super::classify::{ClassifyError, GoTimeline};
-use super::fastboard::{BadSize, FastBoard, Illegal, Rules};
+use super::fastboard::{BadSize, FastBoard, Illegal, Rules, Undo, Vtx};
 use super::game::Replay;
 use super::record::{Attention, RecordOptions};
 use crate::ets::Setting;
@@ -130,10 +130,22 @@ impl From<BadSize> for GameError {
 /// One move played, and what undo needs.
 #[derive(Debug, Clone)]
 struct Played {
-    board: FastBoard,
+    before: Before,
+    /// [`Game::synced`] before the move.
+    synced: bool,
     to_move: Color,
     mv: Move,
     captured: Vec<Point>,
+}
+
+/// How the referee is taken back to the position before a move.
+#[derive(Debug, Clone)]
+enum Before {
+    /// A move played on it: its writes, undone.
+    Undo(Undo),
+    /// A move of the record a game started from, which the referee did not play: the position
+    /// before it, which the referee is made from again.
+    Position(Board),
 }
 
 /// The moves played, newest first, as a persistent list: a fork shares its history with the game
@@ -219,6 +231,12 @@ pub struct ElementView<'a> {
 #[derive(Debug, Clone)]
 pub struct Game {
     board: FastBoard,
+    /// Whether the classification's last position is the referee's (stones and prisoners), so
+    /// that a move is perceived from what it changed. Not so at the start of a record's game
+    /// whose position holds chains without liberties, which the referee removed: the next move
+    /// is then perceived from the referee's whole position, and every position taken back is
+    /// the referee's.
+    synced: bool,
     to_move: Color,
     komi: f32,
     played: History,
@@ -234,6 +252,7 @@ impl Game {
         g.push(&board.to_board(), None)?;
         Ok(Game {
             board,
+            synced: true,
             to_move: Color::Black,
             komi: opts.komi,
             played: History::default(),
@@ -266,15 +285,19 @@ impl Game {
             if k > 0 {
                 let m = &replay.moves[k - 1];
                 played.push(Played {
-                    board: FastBoard::from_board(&replay.positions[k - 1], opts.rules)?,
+                    before: Before::Position(replay.positions[k - 1].clone()),
+                    synced: false,
                     to_move: replay.to_move[k - 1],
                     mv: m.point.map_or(Move::Pass, Move::Play),
                     captured: m.effect.captured.clone(),
                 });
             }
         }
+        let board = FastBoard::from_board(&replay.positions[at], opts.rules)?;
         Ok(Game {
-            board: FastBoard::from_board(&replay.positions[at], opts.rules)?,
+            // A position whose chains without liberties the referee removed is not its own.
+            synced: board.to_board() == replay.positions[at],
+            board,
             to_move: replay.to_move[at],
             komi: opts.komi,
             played,
@@ -308,48 +331,53 @@ impl Game {
     /// Plays `mv` for the player to move; returns the levels (their deltas say what the move
     /// changed).
     pub fn play_move(&mut self, mv: Move) -> Result<&[crate::ets::timeline::Level], GameError> {
-        let before = self.board.clone();
         let color = self.to_move;
-        let mut captured = Vec::new();
-        if let Move::Play(p) = mv {
-            if p.col as usize >= self.board.cols() || p.row as usize >= self.board.rows() {
-                return Err(GameError::Illegal {
-                    mv,
-                    why: Illegal::OffBoard,
-                });
+        let (v, last) = match mv {
+            Move::Play(p) => {
+                if p.col as usize >= self.board.cols() || p.row as usize >= self.board.rows() {
+                    return Err(GameError::Illegal {
+                        mv,
+                        why: Illegal::OffBoard,
+                    });
+                }
+                (self.board.vtx(p), Some(p))
             }
-            let v = self.board.vtx(p);
-            self.board
-                .play(color, v)
-                .map_err(|why| GameError::Illegal { mv, why })?;
-            let other = Some(color.other());
-            captured = self
-                .board
-                .points()
-                .filter(|&w| before.color_at(w) == other && self.board.color_at(w).is_none())
-                .filter_map(|w| self.board.point(w))
-                .collect();
-        } else {
-            self.board
-                .play(color, super::fastboard::Vtx::PASS)
-                .map_err(|why| GameError::Illegal { mv, why })?;
-        }
-        let last = match mv {
-            Move::Play(p) => Some(p),
-            Move::Pass => None,
+            Move::Pass => (Vtx::PASS, None),
         };
-        let board = self.board.to_board();
+        let undo = self
+            .board
+            .play_undoable(color, v)
+            .map_err(|why| GameError::Illegal { mv, why })?;
+        // The points the move changed (from the referee's own writes, not a look at every
+        // point): what the classification perceives, and the captures.
+        let mut changes: Vec<(Point, Cell)> = Vec::new();
+        let mut captured = Vec::new();
+        for (w, before) in undo.changed(&self.board) {
+            let Some(p) = self.board.point(w) else { continue };
+            let now = self.board.color_at(w);
+            changes.push((p, now.map_or(Cell::Empty, Cell::Stone)));
+            if before == Some(color.other()) && now.is_none() {
+                captured.push(p);
+            }
+        }
         let g = Arc::make_mut(&mut self.classes);
-        if let Err(e) = g.push(&board, last) {
-            self.board = before;
+        let pushed = if self.synced {
+            g.push_changes(&changes, self.board.prisoners(), last).map(|_| ())
+        } else {
+            g.push(&self.board.to_board(), last).map(|_| ())
+        };
+        if let Err(e) = pushed {
+            self.board.undo(&undo);
             return Err(e.into());
         }
         self.played.push(Played {
-            board: before,
+            before: Before::Undo(undo),
+            synced: self.synced,
             to_move: color,
             mv,
             captured,
         });
+        self.synced = true;
         self.to_move = color.other();
         Ok(self.classes.timeline().levels())
     }
@@ -359,11 +387,32 @@ impl Game {
         let Some(last) = self.played.last() else {
             return Err(GameError::NothingToUndo);
         };
-        let before = last.board.to_board();
-        let g = Arc::make_mut(&mut self.classes);
-        g.undo(Some(&before))?;
+        // The referee before the move, and the position the classification compares the next
+        // move with: what its journal puts back when that was the referee's, the referee's
+        // otherwise. Made before anything is taken back, so that an error leaves the game as it
+        // was.
+        let (board, previous) = match &last.before {
+            Before::Undo(_) if last.synced => (None, None),
+            Before::Undo(u) => {
+                let mut b = self.board.clone();
+                b.undo(u);
+                let previous = b.to_board();
+                (Some(b), Some(previous))
+            }
+            Before::Position(p) => {
+                let b = FastBoard::from_board(p, self.board.rules())?;
+                let previous = b.to_board();
+                (Some(b), Some(previous))
+            }
+        };
+        Arc::make_mut(&mut self.classes).undo(previous.as_ref())?;
         let p = self.played.pop().expect("a move to take back");
-        self.board = p.board;
+        match (board, &p.before) {
+            (Some(b), _) => self.board = b,
+            (None, Before::Undo(u)) => self.board.undo(u),
+            (None, Before::Position(_)) => {}
+        }
+        self.synced = true;
         self.to_move = p.to_move;
         Ok(())
     }
