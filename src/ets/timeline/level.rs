@@ -32,7 +32,7 @@ use super::host::LevelHost;
 use super::journal::Entry;
 use super::runs::{IMAGE, Shifts};
 use super::store::{MatchNodes, MatchStore};
-use crate::ets::ids::{ClassId, ElementId, MatchId, NONE, NodeId};
+use crate::ets::ids::{ClassId, ConstraintId, ElementId, MatchId, NONE, NodeId};
 
 /// Why an element ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -347,6 +347,10 @@ impl LevelDelta {
     }
 }
 
+/// A match found by a level-n step's search (`derive_n`): its latest node, its constraint, and
+/// where its nodes begin in the search's list of nodes, and how many.
+pub(crate) type Found = (NodeId, ConstraintId, u32, u32);
+
 /// One level of a timeline.
 #[derive(Debug, Clone)]
 pub struct Level {
@@ -378,6 +382,9 @@ pub struct Level {
     pub(crate) host: LevelHost,
     /// Level n ≥ 1: matches already found, so that none is stored twice.
     pub(crate) seen: FxHashSet<(u32, SmallVec<[NodeId; 6]>)>,
+    /// Level n ≥ 1, scratch of a step's search for new matches (`derive_n`): each found, and the
+    /// nodes of all of them.
+    pub(crate) found: (Vec<Found>, Vec<NodeId>),
     /// Level n ≥ 1: the presence check's scratch.
     replay: ReplayScratch,
     /// Per element: its node in the level above (`NONE` while it is not one).
@@ -399,6 +406,14 @@ pub struct Level {
     /// Scratch of [`Level::catch_up`]: the matches around a joined node (kept between calls, so
     /// that a catch-up does not allocate).
     around: Vec<MatchId>,
+    /// Scratch of [`Level::resolve`]: the element's pending matches as they stood when a step of
+    /// its resolution began (kept between calls, so that a resolution does not allocate).
+    pend: Vec<MatchId>,
+    /// Scratch of [`Level::derive`]: the starts of a step, as (latest node, set, constraint,
+    /// match, class).
+    start_list: Vec<(NodeId, u8, u32, MatchId, u16)>,
+    /// Scratch of the feed to the level above (`Feed::of`): the shared applications it reads.
+    pub(crate) feed_shared: Vec<MatchId>,
     /// The elements touched (or begun) at the current step, each once, in the order they were.
     pub(crate) touched_now: Vec<ElementId>,
     /// The elements touched at the step before (level 0: the candidates of [`Level::quiet_steps`]).
@@ -507,6 +522,7 @@ impl Level {
             node_holders_before: 0,
             host: LevelHost::default(),
             seen: FxHashSet::default(),
+            found: (Vec::new(), Vec::new()),
             replay: ReplayScratch::default(),
             above: Vec::new(),
             due: Vec::new(),
@@ -517,6 +533,9 @@ impl Level {
             gone: Vec::new(),
             offer_gen: 0,
             around: Vec::new(),
+            pend: Vec::new(),
+            start_list: Vec::new(),
+            feed_shared: Vec::new(),
             touched_now: Vec::new(),
             touched_prev: Vec::new(),
             quiet_count: 0,
@@ -649,6 +668,10 @@ impl Level {
         self.index.shrink_to_fit();
         self.above.shrink_to_fit();
         self.around = Vec::new();
+        self.pend = Vec::new();
+        self.start_list = Vec::new();
+        self.feed_shared = Vec::new();
+        self.found = Default::default();
     }
 
     /// Heap bytes held by the level (matches, elements, indices, host): the sum of
@@ -678,7 +701,10 @@ impl Level {
             + (self.quiet_images.capacity() + self.quiet_spare.1.capacity()) * image
             + (self.quiet_fresh.capacity() + self.quiet_spare.2.capacity()) * 4
             + self.id_bits.capacity() * 8
-            + (self.cands.capacity() + self.cand_mark.capacity()) * 4
+            + (self.cands.capacity() + self.cand_mark.capacity() + self.pend.capacity() + self.found.1.capacity()) * 4
+            + self.feed_shared.capacity() * 4
+            + self.found.0.capacity() * std::mem::size_of::<Found>()
+            + self.start_list.capacity() * std::mem::size_of::<(NodeId, u8, u32, MatchId, u16)>()
             + self.pers.heap_bytes();
         fn spill<const N: usize>(v: &Vec<SmallVec<[u32; N]>>) -> usize {
             v.capacity() * std::mem::size_of::<SmallVec<[u32; N]>>()
@@ -1519,6 +1545,14 @@ impl Level {
     /// Takes the steps that leave the element's state, as the schedule allows (see the module
     /// documentation); may fork the element.
     fn resolve(&mut self, cx: &mut StepCtx, e: ElementId) {
+        // (Out of the level while the element resolves: nothing it calls resolves another.)
+        let mut pend = std::mem::take(&mut self.pend);
+        self.resolve_with(cx, e, &mut pend);
+        self.pend = pend;
+    }
+
+    /// [`Level::resolve`], reading the pending matches at each step through `pend`.
+    fn resolve_with(&mut self, cx: &mut StepCtx, e: ElementId, pend: &mut Vec<MatchId>) {
         loop {
             self.catch_up(cx);
             if !self.alive(e) {
@@ -1527,12 +1561,13 @@ impl Level {
             let state = self.elems[e as usize].state;
             let cls = self.elems[e as usize].cls as usize;
             // Loops the state allows now (it may have changed since they were offered).
-            let pend: Vec<MatchId> = self.elems[e as usize].pending.to_vec();
+            pend.clear();
+            pend.extend_from_slice(&self.elems[e as usize].pending);
             let mut looped = false;
             let mut options: SmallVec<[(MatchId, u8, u32); 4]> = SmallVec::new();
             let mut ending: Option<(MatchId, u8)> = None;
             let mut contained: SmallVec<[MatchId; 4]> = SmallVec::new();
-            for &m in &pend {
+            for &m in pend.iter() {
                 if self.store.held_by(m, e) {
                     continue;
                 }
@@ -1918,7 +1953,9 @@ impl Level {
             self.check_presence(cx, ended_nodes, true);
         }
         // 2. Starts.
-        let mut starts: Vec<(NodeId, u8, u32, MatchId, u16)> = Vec::new();
+        // (A list kept by the level between steps: a step with many starts does not grow a new one.)
+        let mut starts = std::mem::take(&mut self.start_list);
+        starts.clear();
         let first = cx.first_new as usize;
         let mut from = first;
         while let Some(at) = if cx.level0 {
@@ -2069,7 +2106,7 @@ impl Level {
             });
         }
         starts.dedup();
-        for (_, s, _, m, k) in starts {
+        for &(_, s, _, m, k) in &starts {
             if self.covered(m, k, cx.t) || self.presence(cx, m) != Presence::Here {
                 continue;
             }
@@ -2105,6 +2142,7 @@ impl Level {
                 self.remember_flood(cx, e, m, s, before);
             }
         }
+        self.start_list = starts;
         // 3. Recorded matches of this step lying inside an element (with marks: those marked, in
         // order; a mark behind the pass is one the pass without marks would not visit again).
         let (first, mut from) = (cx.first_new as usize, cx.first_new as usize);
@@ -2618,12 +2656,14 @@ impl Level {
             self.dead_mark.resize(self.elems.len(), 0);
         }
         let mut marks = std::mem::take(&mut self.dead_mark);
+        // (Each element's last run read into one list: a long one is not allocated again.)
+        let mut last = super::runs::RunApps::new();
         for &e in &touched {
             let el = &self.elems[e as usize];
-            let last: super::runs::RunApps = match el.runs.last() {
-                Some(&r) if r.0 == cx.t => self.run_apps_at(e, cx.t, sh).unwrap_or_default(),
-                _ => Default::default(),
-            };
+            last.clear();
+            if el.runs.last().is_some_and(|r| r.0 == cx.t) {
+                self.run_apps_into(e, cx.t, sh, &mut last);
+            }
             self.offer_gen = self.offer_gen.wrapping_add(1);
             if self.offer_gen == 0 {
                 self.offered.iter_mut().for_each(|g| *g = 0);
@@ -2631,7 +2671,7 @@ impl Level {
                 self.offer_gen = 1;
             }
             let mark = self.offer_gen;
-            for (m, _) in last {
+            for &(m, _) in &last {
                 for &f in self.store.holders(m) {
                     if f != e && marks[f as usize] != mark && self.alive(f) && self.elems[f as usize].cls == el.cls {
                         marks[f as usize] = mark;

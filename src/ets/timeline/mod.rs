@@ -1117,14 +1117,17 @@ impl Feed {
             .filter(|&x| x != NONE)
             .collect();
         // 3. Links: shared applications of elements that are nodes.
-        let mut shared: Vec<MatchId> = below.shared.clone();
+        // (Into a list the lower level keeps between steps.)
+        let mut shared = std::mem::take(&mut below.feed_shared);
+        shared.clear();
+        shared.extend_from_slice(&below.shared);
         for &(_, e) in &feed.nodes {
             shared.extend_from_slice(&below.applications(e));
         }
         shared.sort_unstable();
         shared.dedup();
         let mut members: SmallVec<[NodeId; 4]> = SmallVec::new();
-        for m in shared {
+        for &m in &shared {
             members.clear();
             for &h in below.store.holders(m) {
                 let x = below.above[h as usize];
@@ -1142,6 +1145,7 @@ impl Feed {
                     .push((below.store.constraint(m), std::mem::take(&mut members)));
             }
         }
+        below.feed_shared = shared;
         feed
     }
 
@@ -1391,8 +1395,12 @@ fn derive_n(
     lv.host.set_at(t, journal.is_none());
     let first_new = lv.store.len() as MatchId;
     let n = lv.n;
-    // (latest node, constraint, nodes): the order the matches are stored in.
-    let mut found: Vec<(NodeId, ConstraintId, SmallVec<[NodeId; 6]>)> = Vec::new();
+    // (latest node, constraint, where its nodes begin in `found_nodes`, how many): the order the
+    // matches are stored in, then their nodes. (Both lists kept by the level between steps, and
+    // the nodes side by side: a step neither grows new lists nor allocates for a long match.)
+    let (mut found, mut found_nodes) = std::mem::take(&mut lv.found);
+    found.clear();
+    found_nodes.clear();
     {
         let host = &lv.host;
         let mut run = |h: &dyn Host, c: ConstraintId, plan: &Plan, seeds: &[NodeId], scratch: &mut PlanScratch| {
@@ -1403,7 +1411,13 @@ fn derive_n(
                 seeds,
                 &mut |_, x| host.matchable(x, t),
                 &mut |m| {
-                    found.push((m.iter().copied().max().unwrap_or(0), c, SmallVec::from_slice(m)));
+                    found.push((
+                        m.iter().copied().max().unwrap_or(0),
+                        c,
+                        found_nodes.len() as u32,
+                        m.len() as u32,
+                    ));
+                    found_nodes.extend_from_slice(m);
                     ControlFlow::Continue(())
                 },
                 scratch,
@@ -1440,16 +1454,20 @@ fn derive_n(
     }
     // In the order of their latest node, then constraint and nodes; each once.
     // (Equal keys are equal entries, so an unstable sort gives the one order.)
-    found.sort_unstable();
-    found.dedup();
-    for (_, c, nodes) in found {
-        if !lv.seen.insert((c.0, nodes.clone())) {
+    {
+        let nodes_of = |&(_, _, i, k): &level::Found| &found_nodes[i as usize..(i + k) as usize];
+        found.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then_with(|| nodes_of(a).cmp(nodes_of(b))));
+        found.dedup_by(|a, b| (a.0, a.1) == (b.0, b.1) && nodes_of(a) == nodes_of(b));
+    }
+    for &(_, c, i, k) in &found {
+        let nodes = &found_nodes[i as usize..(i + k) as usize];
+        if !lv.seen.insert((c.0, SmallVec::from_slice(nodes))) {
             continue;
         }
-        let m = lv.store.push(c, &nodes, t);
+        let m = lv.store.push(c, nodes, t);
         lv.note_match(m);
-        lv.memo.changed(&nodes, t, &mut journal, n as u8);
-        for &x in &nodes {
+        lv.memo.changed(nodes, t, &mut journal, n as u8);
+        for &x in nodes {
             if lv.index.len() <= x as usize {
                 lv.index.resize(x as usize + 1, SmallVec::new());
             }
@@ -1464,6 +1482,7 @@ fn derive_n(
             }
         }
     }
+    lv.found = (found, found_nodes);
     // The nodes around those that end at this step: their neighbourhood changes (`memo`).
     for &x in ended_nodes {
         lv.memo.changed(&[x], t, &mut journal, n as u8);

@@ -74,6 +74,10 @@ pub(crate) struct Repeats {
     with_preimage: usize,
     /// Scratch: the nodes reached during a search, from its first node.
     seen: Vec<bool>,
+    /// Scratch of a search: its frontier and the next one (kept, so that a search does not grow
+    /// new lists).
+    frontier: Vec<NodeId>,
+    next: Vec<NodeId>,
 }
 
 /// How far back (in steps) a neighbourhood may reach before the check gives up (every node of
@@ -308,14 +312,14 @@ impl Repeats {
     ) -> Vec<NodeId> {
         self.seen.clear();
         self.seen.resize(s.len() - base as usize, false);
-        let mut frontier: Vec<NodeId> = Vec::new();
+        let (mut frontier, mut next) = (std::mem::take(&mut self.frontier), std::mem::take(&mut self.next));
+        frontier.clear();
         let mut hit: Vec<NodeId> = Vec::new();
         for &x in sources {
             if x >= base && !std::mem::replace(&mut self.seen[(x - base) as usize], true) {
                 frontier.push(x);
             }
         }
-        let mut next: Vec<NodeId> = Vec::new();
         for d in 0..=radius {
             hit.extend(frontier.iter().filter(|x| (a..b).contains(*x)));
             if d == radius {
@@ -331,6 +335,7 @@ impl Repeats {
             }
             std::mem::swap(&mut frontier, &mut next);
         }
+        (self.frontier, self.next) = (frontier, next);
         hit.sort_unstable();
         hit
     }

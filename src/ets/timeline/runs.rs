@@ -225,6 +225,13 @@ impl Level {
     /// The applications of the run element `e` made at step `t`, in order (`None`: it made none
     /// at `t`).
     pub(crate) fn run_apps_at(&self, e: ElementId, t: u32, sh: Shifts) -> Option<RunApps> {
+        let mut out = RunApps::new();
+        self.run_apps_into(e, t, sh, &mut out).then_some(out)
+    }
+
+    /// [`Level::run_apps_at`] appended to `out` (a list the caller reuses); whether `e` made any
+    /// at `t` (`out` is left as it was if not).
+    pub(crate) fn run_apps_into(&self, e: ElementId, t: u32, sh: Shifts, out: &mut RunApps) -> bool {
         let el = &self.elems[e as usize];
         // The last entry whose (last) step is `t` or later (the last of a persisting element's
         // goes on to the step the set took its images at: [`super::persist`]).
@@ -232,22 +239,23 @@ impl Level {
         if k == el.runs.len() && k > 0 && self.persists(e) && t <= self.pers.at {
             k -= 1;
         }
-        let &(tk, x) = el.runs.get(k)?;
-        let mut out = RunApps::new();
+        let Some(&(tk, x)) = el.runs.get(k) else {
+            return false;
+        };
         if !Elem::is_image((tk, x)) {
             if tk != t {
-                return None;
+                return false;
             }
             out.extend(el.written(k).map(|i| (el.apps[i], el.sets[i])));
-            return Some(out);
+            return true;
         }
         let j = k.checked_sub(1).expect("an image run follows a written one");
         let s = el.runs[j].0;
         if t <= s {
-            return None;
+            return false;
         }
-        self.images_into(e, el.written(j), s, t, sh, &mut out);
-        Some(out)
+        self.images_into(e, el.written(j), s, t, sh, out);
+        true
     }
 
     /// Every run of element `e` in order: `f(step, the nodes it joined as images (None: a
