@@ -227,20 +227,26 @@ impl LevelHost {
     }
     /// Undo: the host as it was with `nodes` nodes and `links` links.
     pub(crate) fn truncate(&mut self, nodes: usize, links: usize) {
+        // The members of the links taken out that stay nodes, each once: a node of many of them
+        // has its lists cut back once, not once per link (those of the nodes taken out go whole).
+        let mut kept: SmallVec<[NodeId; 32]> = SmallVec::new();
         for l in self.links.drain(links..) {
             if let [a, b] = l.members[..] {
                 self.pair_index.remove(&(l.constraint.0, a, b));
             } else {
                 self.set_index.remove(&(l.constraint, l.members.clone()));
             }
-            for &m in &l.members {
-                if let Some(v) = self.incident.get_mut(m as usize) {
-                    for b in v.iter_mut() {
-                        b.links.retain(|&mut i| (i as usize) < links);
-                        b.dead.store(0, Relaxed);
-                    }
-                    v.retain(|b| !b.links.is_empty());
+            kept.extend(l.members.iter().copied().filter(|&m| (m as usize) < nodes));
+        }
+        kept.sort_unstable();
+        kept.dedup();
+        for m in kept {
+            if let Some(v) = self.incident.get_mut(m as usize) {
+                for b in v.iter_mut() {
+                    b.links.retain(|&mut i| (i as usize) < links);
+                    b.dead.store(0, Relaxed);
                 }
+                v.retain(|b| !b.links.is_empty());
             }
         }
         for n in nodes..self.kinds.len() {
