@@ -412,6 +412,11 @@ pub struct Level {
     /// Scratch of [`Level::derive`]: the starts of a step, as (latest node, set, constraint,
     /// match, class).
     start_list: Vec<(NodeId, u8, u32, MatchId, u16)>,
+    /// Level n ≥ 1, between the two presence checks of step `presence_stood_at`
+    /// ([`Level::check_presence`]): the elements the first left standing, in id order, each with
+    /// its number of applications, state and completion step then.
+    presence_stood: Vec<(ElementId, u32, u32, u32)>,
+    presence_stood_at: u32,
     /// Scratch of the feed to the level above (`Feed::of`): the shared applications it reads.
     pub(crate) feed_shared: Vec<MatchId>,
     /// The elements touched (or begun) at the current step, each once, in the order they were.
@@ -535,6 +540,8 @@ impl Level {
             around: Vec::new(),
             pend: Vec::new(),
             start_list: Vec::new(),
+            presence_stood: Vec::new(),
+            presence_stood_at: NONE,
             feed_shared: Vec::new(),
             touched_now: Vec::new(),
             touched_prev: Vec::new(),
@@ -670,6 +677,7 @@ impl Level {
         self.around = Vec::new();
         self.pend = Vec::new();
         self.start_list = Vec::new();
+        self.presence_stood = Vec::new();
         self.feed_shared = Vec::new();
         self.found = Default::default();
     }
@@ -705,6 +713,7 @@ impl Level {
             + self.feed_shared.capacity() * 4
             + self.found.0.capacity() * std::mem::size_of::<Found>()
             + self.start_list.capacity() * std::mem::size_of::<(NodeId, u8, u32, MatchId, u16)>()
+            + self.presence_stood.capacity() * 16
             + self.pers.heap_bytes();
         fn spill<const N: usize>(v: &Vec<SmallVec<[u32; N]>>) -> usize {
             v.capacity() * std::mem::size_of::<SmallVec<[u32; N]>>()
@@ -1291,10 +1300,32 @@ impl Level {
         }
         cands.sort_unstable();
         cands.dedup();
+        // The elements the check of the old ones (`only_old`, first at a step) left standing,
+        // in id order, each with its number of applications, state and completion then. A
+        // replay reads only an element's applications (which only grow within a step) and what
+        // of the host is present at the step (fixed by then), so one of them that has applied
+        // nothing since, nor changed state or completion, stands as it did: the second check
+        // passes it by.
+        let mut stood = std::mem::take(&mut self.presence_stood);
+        if only_old {
+            stood.clear();
+            self.presence_stood_at = t;
+        } else if self.presence_stood_at != t {
+            stood.clear();
+        }
+        let mut si = 0;
         for e in cands {
             let el = &self.elems[e as usize];
             if el.ended != NONE || el.stillborn || (only_old && el.created == t) {
                 continue;
+            }
+            if !only_old {
+                while stood.get(si).is_some_and(|s| s.0 < e) {
+                    si += 1;
+                }
+                if stood.get(si) == Some(&(e, el.apps.len() as u32, el.state, el.complete_at)) {
+                    continue;
+                }
             }
             let complete = el.complete_at != NONE;
             let mut sc = std::mem::take(&mut self.replay);
@@ -1307,13 +1338,19 @@ impl Level {
             };
             if end {
                 self.end_element(cx, e, t, EndKind::Vanished);
+                continue;
             } else if q != self.elems[e as usize].state {
                 // A part of it left (a node that ended a step of it): its derivation stands
                 // where what is present leads, and may take again the steps it had taken.
                 self.touch(cx, e);
                 self.elems[e as usize].state = q;
             }
+            if only_old {
+                let el = &self.elems[e as usize];
+                stood.push((e, el.apps.len() as u32, el.state, el.complete_at));
+            }
         }
+        self.presence_stood = stood;
     }
 
     /// Offers match `m` to element `e`: a loop step applies it now; a step leaving the current
