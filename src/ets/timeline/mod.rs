@@ -1434,17 +1434,23 @@ fn derive_n(
         // new link it must use (each other one it needs lies after it), not again from each.
         for li in links_before..host.links().len() {
             let l = &host.links()[li];
+            let by_link = &plans.by_link[l.constraint.0 as usize];
+            if by_link.is_empty() {
+                continue;
+            }
             let without = host::Without {
                 host,
                 skip: links_before as u32..li as u32,
             };
-            for (c, plan, [ka, kb]) in &plans.by_link[l.constraint.0 as usize] {
-                for &a in &l.members {
-                    if host.node_kind(a) != *ka {
+            // (The members and their kinds read once a link, not once per plan and pair.)
+            let members: SmallVec<[(NodeId, u32); 8]> = l.members.iter().map(|&x| (x, host.node_kind(x))).collect();
+            for (c, plan, [ka, kb]) in by_link {
+                for &(a, kind_a) in &members {
+                    if kind_a != *ka {
                         continue;
                     }
-                    for &b in &l.members {
-                        if a != b && host.node_kind(b) == *kb {
+                    for &(b, kind_b) in &members {
+                        if a != b && kind_b == *kb {
                             run(&without, *c, plan, &[a, b], scratch);
                         }
                     }
