@@ -1375,6 +1375,43 @@ impl NearSet {
     }
 }
 
+/// One plan run of a level-n step's search for new matches ([`derive_n`]), at `seeds`, over `h`
+/// (the level's host `host`, or that host without some of its new links): each match found is
+/// listed in `found` (latest node, constraint, where its nodes begin in `found_nodes`, how
+/// many).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn run_at<H: Host + ?Sized>(
+    h: &H,
+    host: &host::LevelHost,
+    t: u32,
+    setting: &Setting,
+    c: ConstraintId,
+    plan: &Plan,
+    seeds: &[NodeId],
+    scratch: &mut PlanScratch,
+    (found, found_nodes): (&mut Vec<level::Found>, &mut Vec<NodeId>),
+) {
+    let p = &setting.constraint(c).pattern;
+    let _ = plan.run(
+        h,
+        p,
+        seeds,
+        &mut |_, x| host.matchable(x, t),
+        &mut |m| {
+            found.push((
+                m.iter().copied().max().unwrap_or(0),
+                c,
+                found_nodes.len() as u32,
+                m.len() as u32,
+            ));
+            found_nodes.extend_from_slice(m);
+            ControlFlow::Continue(())
+        },
+        scratch,
+    );
+}
+
 /// Level n ≥ 1 at step `t`, its host already fed (nodes from `host_before`, links from
 /// `links_before` are new; `ended_nodes` ended at `t`): finds the new matches, anchored at new
 /// nodes and links, and runs the derivations and the presence checks.
@@ -1403,29 +1440,28 @@ fn derive_n(
     found_nodes.clear();
     {
         let host = &lv.host;
-        let mut run = |h: &dyn Host, c: ConstraintId, plan: &Plan, seeds: &[NodeId], scratch: &mut PlanScratch| {
-            let p = &setting.constraint(c).pattern;
-            let _ = plan.run(
-                h,
-                p,
-                seeds,
-                &mut |_, x| host.matchable(x, t),
-                &mut |m| {
-                    found.push((
-                        m.iter().copied().max().unwrap_or(0),
-                        c,
-                        found_nodes.len() as u32,
-                        m.len() as u32,
-                    ));
-                    found_nodes.extend_from_slice(m);
-                    ControlFlow::Continue(())
-                },
-                scratch,
-            );
+        let mut run = |c: ConstraintId, plan: &Plan, seeds: &[NodeId], skip: Option<std::ops::Range<u32>>| {
+            let out = (&mut found, &mut found_nodes);
+            // (The host named by its type, not behind a `dyn`: the matcher's many questions of it
+            // are direct calls, most of them in line.)
+            match skip {
+                None => run_at(host, host, t, setting, c, plan, seeds, scratch, out),
+                Some(skip) => run_at(
+                    &host::Without { host, skip },
+                    host,
+                    t,
+                    setting,
+                    c,
+                    plan,
+                    seeds,
+                    scratch,
+                    out,
+                ),
+            }
         };
         for x in host_before as NodeId..host.len() as NodeId {
             for (c, plan) in &plans.by_kind[host.node_kind(x) as usize] {
-                run(host, *c, plan, &[x], scratch);
+                run(*c, plan, &[x], None);
             }
         }
         // A new match uses a new link (every link of a node of this step is new, and a match
@@ -1438,10 +1474,6 @@ fn derive_n(
             if by_link.is_empty() {
                 continue;
             }
-            let without = host::Without {
-                host,
-                skip: links_before as u32..li as u32,
-            };
             // (The members and their kinds read once a link, not once per plan and pair.)
             let members: SmallVec<[(NodeId, u32); 8]> = l.members.iter().map(|&x| (x, host.node_kind(x))).collect();
             for (c, plan, [ka, kb]) in by_link {
@@ -1451,7 +1483,7 @@ fn derive_n(
                     }
                     for &(b, kind_b) in &members {
                         if a != b && kind_b == *kb {
-                            run(&without, *c, plan, &[a, b], scratch);
+                            run(*c, plan, &[a, b], Some(links_before as u32..li as u32));
                         }
                     }
                 }
