@@ -1065,11 +1065,18 @@ impl Level {
     /// n ≥ 1, long lists only; 0 otherwise), and whether that is more than [`Level::dead_prefix`]
     /// knew: such holders are never alive again but by an undo, nor taken out of the list (only
     /// stillborn elements are, in the step that made them).
-    #[inline]
+    #[inline(always)]
     fn dead_head(&self, t: u32, x: NodeId) -> (usize, bool) {
+        // (Level 0 asks at every node it routes through: answered in line.)
         if self.n == 0 {
             return (0, false);
         }
+        self.dead_head_n(t, x)
+    }
+
+    /// [`Level::dead_head`] at a level n ≥ 1.
+    #[inline(never)]
+    fn dead_head_n(&self, t: u32, x: NodeId) -> (usize, bool) {
         let list = self.node_holders.get(x as usize);
         if list.len() < LONG_HOLDERS {
             return (0, false);

@@ -426,7 +426,9 @@ impl MatchStore {
         self.formed[i - 1].0
     }
     /// Whether element `e` holds match `m`.
-    #[inline]
+    // (Always in line: the derivations ask it at every match they read — a catch-up, an offer —
+    // and most answers are the first word read.)
+    #[inline(always)]
     pub fn held_by(&self, m: MatchId, e: ElementId) -> bool {
         let h = self.holder[m as usize];
         if h == NONE {
