@@ -208,6 +208,8 @@ impl Host for LevelStruct {
 /// constraint among `incident` (the links of `n`; `link` gives a link's members when it is of the
 /// constraint asked), those `keep` admits,
 /// ascending and distinct. Shared by every level-n struct.
+// (In line: a level-n plan run asks it at nearly every step, most finding one partner or none.)
+#[inline]
 pub(crate) fn cel_partners<'a, I: Copy>(
     incident: &[I],
     link: impl Fn(I, ConstraintId) -> Option<&'a [NodeId]>,

@@ -155,7 +155,8 @@ impl LevelHost {
     }
     /// [`LevelHost::of_constraint`] past the dead head ([`LevelHost::set_at`]), moved on first
     /// when the step cannot be taken back.
-    #[inline]
+    // (Always in line: read at every partner lookup of a plan run.)
+    #[inline(always)]
     fn live_of_constraint(&self, n: NodeId, c: ConstraintId) -> &[u32] {
         let Some(b) = self.incident[n as usize].iter().find(|b| b.constraint == c) else {
             return &[];
