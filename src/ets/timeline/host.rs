@@ -229,7 +229,7 @@ impl LevelHost {
     /// Undo: the host as it was with `nodes` nodes and `links` links.
     pub(crate) fn truncate(&mut self, nodes: usize, links: usize) {
         // The members of the links taken out that stay nodes, each once: a node of many of them
-        // has its lists cut back once, not once per link (those of the nodes taken out go whole).
+        // has its lists cut back once, not once per link (those of the nodes taken out are dropped whole).
         let mut kept: SmallVec<[NodeId; 32]> = SmallVec::new();
         for l in self.links.drain(links..) {
             if let [a, b] = l.members[..] {
