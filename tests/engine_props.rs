@@ -410,6 +410,29 @@ proptest! {
     }
 
     #[test]
+    fn undo_asked_for_with_a_step_open_loses_nothing(r in recipe(), cut in any::<u16>()) {
+        // Taking a step back is refused while a step is open, and the refusal keeps the journal:
+        // once the open step ends, it and every step before it can still be taken back.
+        let st = Arc::new(bank::setting());
+        let s = build(st.alphabet(), &r, 0);
+        let c = cut as u32 % (s.len() as u32 + 1);
+        let mut tl = Timeline::new(st.clone(), None);
+        tl.keep_journal(true);
+        let mut prints = vec![fingerprint(&tl)];
+        step(&mut tl, &s, 0, c);
+        prints.push(fingerprint(&tl));
+        tl.begin_step().unwrap();
+        prop_assert!(tl.undo().is_err());
+        step_open(&mut tl, &s, c, s.len() as u32);
+        tl.end_step().unwrap();
+        while let Some(p) = prints.pop() {
+            tl.undo().unwrap();
+            prop_assert_eq!(fingerprint(&tl), p);
+        }
+        prop_assert!(tl.undo().is_err());
+    }
+
+    #[test]
     fn generated_elements_are_recognised(seed in any::<u64>(), which in 0usize..2) {
         let st = bank::setting();
         let c = st.classes_at(0)[which];
@@ -545,6 +568,12 @@ fn parcel_day() -> &'static (Arc<Setting>, Struct) {
 /// One step of `tl` holding the primitives `from..to` of `s` (built in time order).
 fn step<S: Steps>(tl: &mut S, s: &Struct, from: u32, to: u32) {
     tl.begin_step().unwrap();
+    step_open(tl, s, from, to);
+    tl.end_step().unwrap();
+}
+
+/// The nodes `from..to` of `s` added to the open step, with the processes into them.
+fn step_open<S: Steps>(tl: &mut S, s: &Struct, from: u32, to: u32) {
     for n in from..to {
         let x = tl.add(s.kind_of(n)).unwrap();
         assert_eq!(x, n);
@@ -553,7 +582,6 @@ fn step<S: Steps>(tl: &mut S, s: &Struct, from: u32, to: u32) {
             tl.connect(m, p.from_site as usize, x, p.to_site as usize).unwrap();
         }
     }
-    tl.end_step().unwrap();
 }
 
 /// A first step of primitives of the kinds `prefix` (nothing feeds them), then `layers` steps,

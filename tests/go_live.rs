@@ -193,6 +193,49 @@ fn forks_are_independent() {
 }
 
 #[test]
+fn a_fork_and_its_origin_take_back_the_history_they_share() {
+    // A fork shares the journal of the steps before it with the game it came from: each takes
+    // moves back past the fork (the fork first, then the origin, reading the same step logs)
+    // and arrives where a game played only that far is, deltas included.
+    let r = game(&sample("9x9")[1]);
+    for opts in [GameOptions::default(), options(Attention::Full)] {
+        let mut g = through_api(&r, 16, opts).expect("a clean record");
+        let mut f = g.fork();
+        let mv = f.legal_moves()[0];
+        f.play(mv).unwrap();
+        for _ in 0..5 {
+            f.undo().unwrap();
+        }
+        for _ in 0..4 {
+            g.undo().unwrap();
+        }
+        let h = through_api(&r, 12, opts).unwrap();
+        for a in [&f, &g] {
+            assert!(
+                (
+                    lives(a.classification()),
+                    level0_lists(a.classification()),
+                    elements_above(a.classification(), true),
+                    a.board().ascii(),
+                    a.to_move()
+                ) == (
+                    lives(h.classification()),
+                    level0_lists(h.classification()),
+                    elements_above(h.classification(), true),
+                    h.board().ascii(),
+                    h.to_move()
+                ),
+                "{:?}",
+                opts.record.attention
+            );
+            for l in 0..3 {
+                assert_eq!(a.delta(l), h.delta(l), "level {l}");
+            }
+        }
+    }
+}
+
+#[test]
 fn random_games_played_and_taken_back() {
     // Random legal games on 9x9: after every move the classification equals the timeline's over
     // the same positions; taking every move back returns to the empty board's classification.

@@ -194,25 +194,27 @@ pub struct Timeline {
     /// Terminal sites of earlier primitives filled or closed at this step (kept for the journal
     /// only: an undo frees them again).
     filled: Vec<(NodeId, u16)>,
-    /// Level 0: per primitive kind, the plans anchored at it.
-    plans0: Vec<Vec<Plan0>>,
+    /// Level 0: per primitive kind, the plans anchored at it (compiled once, shared by forks).
+    plans0: Arc<Vec<Vec<Plan0>>>,
     /// Level 0: whether every pattern's parts are linked, so that the matches holding a primitive
     /// are anchored within `reach0` of it ([`matches_near`]).
     connected0: bool,
     /// Level 0: the largest number of links between two variables of a pattern (how far from a
     /// primitive the matches holding it reach).
     reach0: usize,
-    /// Levels ≥ 1: their plans.
-    plans_n: Vec<PlansN>,
+    /// Levels ≥ 1: their plans (compiled once, shared by forks).
+    plans_n: Arc<Vec<PlansN>>,
     scratch: PlanScratch,
-    /// The journal of each step, when undo is kept.
-    log: Option<Vec<StepLog>>,
+    /// The journal of each step, when undo is kept. (Each step's log and deltas are shared
+    /// between forks of the timeline: written once, at the step's end, and read or dropped by
+    /// an undo, so a clone copies a pointer per step, not the history.)
+    log: Option<Vec<Arc<StepLog>>>,
     /// The journal asked for while a step was open: kept from the next step on (what the open
     /// step filled before was not written down).
     log_next: bool,
     /// Per step: the deltas of every level (kept with the journal, so that undo restores the
     /// previous step's).
-    deltas: Vec<Vec<LevelDelta>>,
+    deltas: Vec<Arc<[LevelDelta]>>,
     /// Steps whose levels above 0 were brought up to date on a second thread.
     piped: u64,
     /// Level 0: which primitives repeat the step before, and where no plan needs to run.
@@ -282,10 +284,10 @@ impl Timeline {
             open: false,
             sealed: Vec::new(),
             filled: Vec::new(),
-            plans0,
+            plans0: Arc::new(plans0),
             connected0,
             reach0,
-            plans_n,
+            plans_n: Arc::new(plans_n),
             scratch: PlanScratch::default(),
             log: None,
             log_next: false,
@@ -456,13 +458,16 @@ impl Timeline {
             strukt: self.strukt.heap_bytes(),
             anchors: self.levels[0].anchors.heap_bytes() + self.levels[0].starts.capacity() * 4,
             journal: self.log.as_ref().map_or(0, |l| {
-                l.capacity() * std::mem::size_of::<StepLog>() + l.iter().map(StepLog::heap_bytes).sum::<usize>()
-            }) + self.deltas.capacity() * std::mem::size_of::<Vec<LevelDelta>>()
+                l.capacity() * std::mem::size_of::<Arc<StepLog>>()
+                    + l.iter()
+                        .map(|s| std::mem::size_of::<StepLog>() + s.heap_bytes())
+                        .sum::<usize>()
+            }) + self.deltas.capacity() * std::mem::size_of::<Arc<[LevelDelta]>>()
                 + self
                     .deltas
                     .iter()
                     .map(|d| {
-                        d.capacity() * std::mem::size_of::<LevelDelta>()
+                        d.len() * std::mem::size_of::<LevelDelta>()
                             + d.iter().map(LevelDelta::heap_bytes).sum::<usize>()
                     })
                     .sum::<usize>(),
@@ -612,7 +617,7 @@ impl Timeline {
         }
         if let (Some(mut l), Some(all)) = (log, self.log.as_mut()) {
             l.entries = entries;
-            all.push(l);
+            all.push(Arc::new(l));
             self.deltas
                 .push(self.levels.iter().map(|lv| lv.delta.clone()).collect());
         }
@@ -922,12 +927,14 @@ impl Timeline {
         let Some(log) = self.log.as_mut() else {
             return Err(TimelineError::NothingToUndo);
         };
-        let Some(l) = log.pop() else {
-            return Err(TimelineError::NothingToUndo);
-        };
         if self.open {
             return Err(TimelineError::StepOpen);
         }
+        let Some(l) = log.pop() else {
+            return Err(TimelineError::NothingToUndo);
+        };
+        // (A log a fork shares is read through a copy.)
+        let l = Arc::try_unwrap(l).unwrap_or_else(|shared| (*shared).clone());
         self.deltas.pop();
         let undone = self.step_start.len() as u32 - 1;
         for lv in &mut self.levels {
