@@ -355,7 +355,7 @@ pub(crate) type Found = (NodeId, ConstraintId, u32, u32);
 #[derive(Debug, Clone)]
 pub struct Level {
     pub(crate) n: u32,
-    pub(crate) table: ClassTable,
+    pub(crate) table: std::sync::Arc<ClassTable>,
     pub(crate) store: MatchStore,
     pub(crate) elems: Vec<Elem>,
     /// Per node: the elements holding it (stillborn ones only during the step they were made in).
@@ -514,7 +514,7 @@ impl Level {
     pub(crate) fn new(setting: &crate::ets::setting::Setting, n: u32) -> Self {
         Level {
             n,
-            table: ClassTable::new(setting, n),
+            table: std::sync::Arc::new(ClassTable::new(setting, n)),
             store: MatchStore::default(),
             elems: Vec::new(),
             node_holders: NodeHolders::default(),
