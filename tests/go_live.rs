@@ -210,24 +210,17 @@ fn a_fork_and_its_origin_take_back_the_history_they_share() {
             g.undo().unwrap();
         }
         let h = through_api(&r, 12, opts).unwrap();
+        let state = |a: &Game| {
+            (
+                lives(a.classification()),
+                level0_lists(a.classification()),
+                elements_above(a.classification(), true),
+                a.board().ascii(),
+                a.to_move(),
+            )
+        };
         for a in [&f, &g] {
-            assert!(
-                (
-                    lives(a.classification()),
-                    level0_lists(a.classification()),
-                    elements_above(a.classification(), true),
-                    a.board().ascii(),
-                    a.to_move()
-                ) == (
-                    lives(h.classification()),
-                    level0_lists(h.classification()),
-                    elements_above(h.classification(), true),
-                    h.board().ascii(),
-                    h.to_move()
-                ),
-                "{:?}",
-                opts.record.attention
-            );
+            assert!(state(a) == state(&h), "{:?}", opts.record.attention);
             for l in 0..3 {
                 assert_eq!(a.delta(l), h.delta(l), "level {l}");
             }

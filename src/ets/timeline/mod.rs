@@ -452,7 +452,8 @@ impl Timeline {
         m.strukt + m.anchors + m.journal + m.levels.iter().map(LevelMemory::total).sum::<usize>()
     }
 
-    /// Heap bytes held, part by part: where the memory of a timeline goes.
+    /// Heap bytes held, part by part: where the memory of a timeline goes. (What a fork shares
+    /// with it, the journal's steps and the compiled tables, is counted by each of them.)
     pub fn memory(&self) -> TimelineMemory {
         TimelineMemory {
             strukt: self.strukt.heap_bytes(),
@@ -934,7 +935,7 @@ impl Timeline {
             return Err(TimelineError::NothingToUndo);
         };
         // (A log a fork shares is read through a copy.)
-        let l = Arc::try_unwrap(l).unwrap_or_else(|shared| (*shared).clone());
+        let l = Arc::unwrap_or_clone(l);
         self.deltas.pop();
         let undone = self.step_start.len() as u32 - 1;
         for lv in &mut self.levels {
