@@ -1009,6 +1009,7 @@ fn matches_taken_as_images_make_the_timeline_of_matches_found() {
             let (found, images) = (run(false), run(true));
             assert_eq!(found.timeline().repeat_counts().clean, 0);
             assert_eq!(found.timeline().repeat_counts().calm, 0);
+            assert_eq!(found.timeline().repeat_counts().partial, 0);
             let r = images.timeline().repeat_counts();
             let (clean, seen) = (r.clean, r.primitives);
             assert_eq!(seen, images.timeline().strukt().len() as u64);
@@ -1022,6 +1023,9 @@ fn matches_taken_as_images_make_the_timeline_of_matches_found() {
                 // Some found clean by their matches, not their neighbourhood (`calm`): the
                 // comparison below covers them.
                 assert!(r.calm > 0 && r.calm < clean, "{}: {r:?}", path.display());
+                // and some partial ones (a neighbour of a move: its side constraints' images among
+                // matches of a new pair of colours), whose images quiet elements took too.
+                assert!(r.partial > 0, "{}: {r:?}", path.display());
             }
             let json = |g: &GoTimeline| serde_json::to_string(&g.timeline_json(true)).unwrap();
             assert!(

@@ -495,3 +495,59 @@ fn a_record_position_with_a_chain_without_liberties() {
         play(&mut g, &mut tl, &mut boards, "C7");
     }
 }
+
+#[test]
+fn random_games_take_the_images_around_each_move_as_the_matches_found() {
+    // Random legal games on 9x9 at full attention: around each move, a neighbour's primitives
+    // repeat the position before while only some of their matches do (a side constraint's image
+    // beside matches of a new pair of colours: `RepeatCounts::partial`), and the elements of
+    // classes that use none of the new matches take their images without derivation. Level 0
+    // finding repeats ends with the timeline of every match found and every element derived
+    // (`GoTimeline::find_repeats(false)`), each element's lists in order, with the elements that
+    // stay quiet carried without a visit or visited at every step.
+    let st = setting();
+    let mut partial = 0;
+    for seed in 0..4u64 {
+        let mut rng = FastRng::new(seed + 11);
+        let mut g = Game::new(st.clone(), 9, 9, options(Attention::Full)).unwrap();
+        let mut positions = vec![g.board()];
+        let mut last = vec![None];
+        for _ in 0..90 {
+            let legal = g.legal_moves();
+            let mv = if legal.is_empty() || rng.below(25) == 0 {
+                Move::Pass
+            } else {
+                Move::Play(legal[rng.below(legal.len())])
+            };
+            g.play_move(mv).unwrap();
+            positions.push(g.board());
+            last.push(match mv {
+                Move::Play(p) => Some(p),
+                Move::Pass => None,
+            });
+        }
+        let run = |repeats: bool, persisting: bool| {
+            let mut t = GoTimeline::new(st.clone(), (9, 9), options(Attention::Full).record, Some(2)).unwrap();
+            t.find_repeats(repeats);
+            t.persisting(persisting);
+            for (b, m) in positions.iter().zip(&last) {
+                t.push(b, *m).unwrap();
+            }
+            t
+        };
+        let (found, images, visited) = (run(false, true), run(true, true), run(true, false));
+        assert_eq!(found.timeline().repeat_counts().partial, 0);
+        let r = images.timeline().repeat_counts();
+        partial += r.partial;
+        assert!(r.quiet > 0, "seed {seed}: {r:?}");
+        assert_eq!(r, visited.timeline().repeat_counts(), "seed {seed}");
+        for other in [&found, &visited] {
+            assert!(lives(other) == lives(&images), "seed {seed}: the timelines differ");
+            assert!(
+                level0_lists(other) == level0_lists(&images),
+                "seed {seed}: the elements' lists differ"
+            );
+        }
+    }
+    assert!(partial > 0, "no partial primitive in the random games");
+}

@@ -468,9 +468,10 @@ fn bench_classify(a: &BenchArgs, file: &Path) -> miette::Result<ExitCode> {
         100.0 * b.dirty_vertices_per_position / b.vertices.max(1) as f64
     );
     println!(
-        "  level 0 took the matches of {:.2}% of the primitives as images of the previous position's (clean: they and their neighbourhood repeat it, or, for {:.2}%, they and their matches do), and {} element steps as images of the element's last one",
+        "  level 0 took the matches of {:.2}% of the primitives as images of the previous position's (clean: they and their neighbourhood repeat it, or, for {:.2}%, they and their matches do), some of the matches of {:.2}% more (partial), and {} element steps as images of the element's last one",
         100.0 * b.clean_share,
         100.0 * b.calm_share,
+        100.0 * b.partial_share,
         b.quiet_element_steps
     );
     println!(

@@ -95,6 +95,9 @@ pub struct ClassifyBench {
     /// Of the whole record's primitives, the share of those clean ones found so by their
     /// matches, not by their neighbourhood.
     pub calm_share: f64,
+    /// Of the whole record's primitives, the share of repeats that are not clean but anchor some
+    /// images of their preimage's matches among matches that are not (`RepeatCounts::partial`).
+    pub partial_share: f64,
     /// Element steps level 0 took as images of the element's last one, without derivation.
     pub quiet_element_steps: u64,
     /// Stillborn elements of levels 1–2 made by trial derivations (`Timeline::trial_derivations`),
@@ -281,7 +284,7 @@ pub fn classify(
     let mut memory = TimelineMemory::default();
     let mut front_end = 0;
     let mut piped = false;
-    let (mut clean_share, mut calm_share, mut quiet) = (0.0, 0.0, 0);
+    let (mut clean_share, mut calm_share, mut partial_share, mut quiet) = (0.0, 0.0, 0.0, 0);
     let (mut trials, mut replays) = (0, 0);
     // On one thread: the positions pushed one at a time, every level at each position.
     let one_thread = || -> Result<f64, BenchError> {
@@ -308,6 +311,7 @@ pub fn classify(
         let r = whole.timeline().repeat_counts();
         clean_share = r.clean as f64 / r.primitives.max(1) as f64;
         calm_share = r.calm as f64 / r.primitives.max(1) as f64;
+        partial_share = r.partial as f64 / r.primitives.max(1) as f64;
         quiet = r.quiet;
         trials = whole.timeline().trials_made();
         replays = whole.timeline().flood_replays();
@@ -402,6 +406,7 @@ pub fn classify(
         vertices: cols as usize * rows as usize,
         clean_share,
         calm_share,
+        partial_share,
         quiet_element_steps: quiet,
         stillborn_by_trials: trials,
         stillborn_from_memo: replays,

@@ -254,6 +254,11 @@ pub(crate) struct ClassTable {
     pub parts: Vec<Option<ContextPart>>,
     /// The constraints some class of the level uses or records, ascending.
     pub constraints: Vec<ConstraintId>,
+    /// Per constraint id: the classes that use or record it (those with a local index for it,
+    /// [`ClassRt::local_of`]), a bit each; every bit set when the level has more classes than
+    /// bits. A match of a constraint no class of an element's bits names is one the element's
+    /// derivation passes by (`Level::quiet_steps`).
+    pub user_bits: Vec<u64>,
 }
 
 /// [`ClassTable::sole_starter`]: no class may start with the constraint.
@@ -307,6 +312,17 @@ impl ClassTable {
                 .map(|ks| ks.iter().fold(0u64, |b, &k| b | 1u64 << k))
                 .collect()
         });
+        let user_bits = (0..nc)
+            .map(|c| {
+                if classes.len() > 64 {
+                    return u64::MAX;
+                }
+                let c = ConstraintId(c as u32);
+                (classes.iter().enumerate())
+                    .filter(|(_, cr)| cr.local_of(c).is_some())
+                    .fold(0u64, |b, (k, _)| b | 1u64 << k)
+            })
+            .collect();
         let sole_starter = starters
             .iter()
             .map(|ks| match (starter_bits.is_some(), ks.as_slice()) {
@@ -345,6 +361,7 @@ impl ClassTable {
             seed_mask,
             parts,
             constraints,
+            user_bits,
         }
     }
 

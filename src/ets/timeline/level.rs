@@ -865,9 +865,14 @@ pub(crate) struct StepCtx<'a> {
     /// step on).
     pub shift: Option<super::repeats::Sigma<'a>>,
     /// Level 0: the earlier primitives held by a match of this step that is not an image (sorted),
-    /// and this step's (bits, from its first primitive): an element holding one derives.
+    /// and this step's (bits, from its first primitive).
     pub dirty_old: &'a [NodeId],
     pub dirty_new: &'a [u64],
+    /// Level 0: per primitive of `dirty_old`, and per primitive of this step (from its first),
+    /// the classes that use or record the constraint of a match marking it
+    /// (`ClassTable::user_bits`): an element of such a class holding it derives.
+    pub dirty_old_cls: &'a [u64],
+    pub dirty_cls: &'a [u64],
     /// Level 0: what finds the images of an element's image runs ([`super::runs`]).
     pub shifts: Option<super::runs::Shifts<'a>>,
     /// Level 0: this step's seed index.
@@ -2363,11 +2368,13 @@ impl Level {
         let anchors = cx.shifts.map(|s| s.anchors);
         // An element holding an earlier primitive a match of t that is not an image holds is not
         // quiet (both lists are in id order: one walk).
-        let mut out: Vec<ElementId> = Vec::new();
-        for &x in cx.dirty_old {
-            out.extend(self.holders_of_node(x).iter());
+        // (With the classes of the matches marking it: only a match of a constraint its class
+        // uses or records is one its derivation would not pass by.)
+        let mut out: Vec<(ElementId, u64)> = Vec::new();
+        for (&x, &c) in cx.dirty_old.iter().zip(cx.dirty_old_cls) {
+            out.extend(self.holders_of_node(x).iter().map(|e| (e, c)));
         }
-        out.sort_unstable();
+        out.sort_unstable_by_key(|&(e, _)| e);
         let mut oi = 0;
         // Each element takes its images as soon as it is found quiet: taking them changes the
         // holders of this step's primitives and matches only, which no later check reads.
@@ -2427,14 +2434,20 @@ impl Level {
             if el.rep_len < cx.span + 2 {
                 continue;
             }
-            while out.get(oi).is_some_and(|&o| o < e) {
+            let bit = 1u64 << (el.cls % 64);
+            while out.get(oi).is_some_and(|&(o, _)| o < e) {
                 oi += 1;
             }
-            if out.get(oi) == Some(&e) {
+            if out[oi..]
+                .iter()
+                .take_while(|&&(o, _)| o == e)
+                .any(|&(_, c)| c & bit != 0)
+            {
                 continue;
             }
             let start = imgs.len();
             let mut ok = true;
+            let mut explicit = false;
             // Quiet at t−1 and unchanged since: it holds every earlier primitive of its images
             // (argued below), so only this step's are read.
             let persisting = last.is_some();
@@ -2459,7 +2472,7 @@ impl Level {
                     let y = x + d;
                     fresh_all.push(y);
                     let i = (y - first_node) as usize;
-                    fresh_dirty |= cx.dirty_new.get(i / 64).map_or(1, |w| w >> (i % 64) & 1);
+                    fresh_dirty |= cx.dirty_cls.get(i).map_or(1, |&c| (c & bit != 0) as u64);
                 }
                 last
             } else {
@@ -2497,7 +2510,7 @@ impl Level {
                 ..
             } in run.iter().take_while(|_| ok)
             {
-                let Some(m2) = image.image(rank, anchor) else {
+                let Some((m2, rank2)) = image.image_any(rank, anchor) else {
                     ok = false;
                     break;
                 };
@@ -2516,20 +2529,24 @@ impl Level {
                             if !fresh_all[f..].contains(&x) {
                                 fresh_all.push(x);
                             }
-                            cx.dirty_new[i / 64] >> (i % 64) & 1 == 0
+                            cx.dirty_cls[i] & bit == 0
                         }
                     });
                 if !joins_clean {
                     ok = false;
                     break;
                 }
+                // An image at another rank than its original's (a partial primitive,
+                // `Repeats::partial`) cannot be found from the run before it by its rank: the run
+                // is written out.
+                explicit |= rank2 != rank;
                 imgs.push(Image {
                     m: m2,
                     set,
                     own_start,
                     original: m,
                     anchor: sigma.image(anchor),
-                    rank,
+                    rank: rank2,
                 });
             }
             // (Quiet at t−1: its primitives of t, the images of those of t−1, were read above.)
@@ -2540,7 +2557,7 @@ impl Level {
                 continue;
             }
             let (a, b) = (start as u32, imgs.len() as u32);
-            self.take_images(cx, e, &imgs[start..], &fresh_all[f..]);
+            self.take_images(cx, e, &imgs[start..], &fresh_all[f..], explicit);
             let el = &self.elems[e as usize];
             next.push(QuietEntry {
                 e,
@@ -2579,21 +2596,30 @@ impl Level {
     /// the same link from the original at the step before. Its holders are the elements that
     /// took their images before this one (only quiet elements have run yet at this step), and a
     /// holder that comes later lists it again (`Level::apply`).
-    fn take_images(&mut self, cx: &mut StepCtx, e: ElementId, imgs: &[Image], fresh: &[NodeId]) {
+    fn take_images(&mut self, cx: &mut StepCtx, e: ElementId, imgs: &[Image], fresh: &[NodeId], explicit: bool) {
         debug_assert!(cx.quiet && cx.level0 && self.n == 0);
         self.touch(cx, e);
         let t = cx.t;
         // Its first application at t (it applied at t−1), with the run kept as images
         // ([`super::runs`]): nothing written but where its nodes stand, and one entry for the
-        // image runs of consecutive steps.
+        // image runs of consecutive steps. (`explicit`: an image lies at another rank than its
+        // original, so the run is written out, as `Level::apply` would write it.)
         debug_assert_eq!(self.elems[e as usize].applied_at, t - 1);
         self.first_at(e, t);
         let el = &mut self.elems[e as usize];
-        match el.runs.last_mut() {
-            Some(r) if Elem::is_image(*r) && r.0 == t - 1 => r.0 = t,
-            _ => {
-                grow(&mut el.runs, 1);
-                el.runs.push((t, IMAGE | el.nodes.len() as u32));
+        if explicit {
+            grow(&mut el.runs, 1);
+            el.runs.push((t, el.apps.len() as u32));
+            el.apps.extend(imgs.iter().map(|i| i.m));
+            el.sets.extend(imgs.iter().map(|i| i.set));
+            el.nodes.extend_from_slice(fresh);
+        } else {
+            match el.runs.last_mut() {
+                Some(r) if Elem::is_image(*r) && r.0 == t - 1 => r.0 = t,
+                _ => {
+                    grow(&mut el.runs, 1);
+                    el.runs.push((t, IMAGE | el.nodes.len() as u32));
+                }
             }
         }
         for &Image {

@@ -100,6 +100,11 @@ pub struct RepeatCounts {
     pub clean: u64,
     /// Of the clean ones, those found so by their matches, not by their neighbourhood.
     pub calm: u64,
+    /// Of the others, the repeats some of whose matches are images of their preimage's, among
+    /// others that are not (`Repeats::partial`): an element whose last run applied only such
+    /// images, and whose class uses or records none of the other matches' constraints, takes
+    /// its images without derivation.
+    pub partial: u64,
     /// Element steps taken as the images of the element's last one, without derivation.
     pub quiet: u64,
 }
@@ -390,6 +395,7 @@ impl Timeline {
             primitives: self.repeats.node_count,
             clean: self.repeats.clean_count,
             calm: self.repeats.calm_count,
+            partial: self.repeats.partial_count,
             quiet: self.levels[0].quiet_count,
         }
     }
@@ -660,7 +666,13 @@ impl Timeline {
             first: first_node,
             old: Vec::new(),
             new: vec![0; (strukt.len() - first_node as usize).div_ceil(64)],
+            cls: vec![0; strukt.len() - first_node as usize],
         };
+        // Per constraint, the classes that use or record it.
+        let table0 = lv.table.clone();
+        let user_bits = &table0.user_bits;
+        // The repeats found partial ([`Repeats::partial`]), noted once the clean bits are read.
+        let mut partials: Vec<(NodeId, SmallVec<[u32; 8]>)> = Vec::new();
         // The earliest primitive a match of this step holds.
         let mut least = first_node;
         // The images of the matches anchored at the primitives the clean ones repeat, copied a
@@ -733,7 +745,7 @@ impl Timeline {
                 } else {
                     for m in flat[from..].chunks(k.max(1)) {
                         lv.store.push(p0.constraint, m, t);
-                        dirty.mark(m, &mut least);
+                        dirty.mark(m, &mut least, user_bits[p0.constraint.0 as usize]);
                     }
                 }
             }
@@ -755,9 +767,32 @@ impl Timeline {
                     continue;
                 }
                 least = images.flush(&mut lv.store, &sigma, t, least);
-                for (c, r) in spans(&fresh, flat.len()) {
+                // Images among its matches all the same, each of one match of p (the rank of each
+                // at n, by the rank of its original at p): those mark nothing dirty.
+                let mut ranks: SmallVec<[u32; 8]> = smallvec::smallvec![repeats::NO_IMAGE; (b - a) as usize];
+                let mut any = false;
+                for (j, (c, r)) in spans(&fresh, flat.len()).enumerate() {
+                    let store = &lv.store;
+                    let original = (a..b).find(|&m| {
+                        ranks[(m - a) as usize] == repeats::NO_IMAGE
+                            && store.constraint(m) == c
+                            && store
+                                .nodes(m)
+                                .map(|x| sigma.next(x))
+                                .eq(flat[r.clone()].iter().map(|&y| Some(y)))
+                    });
                     lv.store.push(c, &flat[r.clone()], t);
-                    dirty.mark(&flat[r], &mut least);
+                    match original {
+                        Some(m) => {
+                            ranks[(m - a) as usize] = j as u32;
+                            any = true;
+                            dirty.reach(&flat[r], &mut least);
+                        }
+                        None => dirty.mark(&flat[r], &mut least, user_bits[c.0 as usize]),
+                    }
+                }
+                if any {
+                    partials.push((n, ranks));
                 }
             }
             anchors.push(lv.store.len() as u32);
@@ -765,6 +800,9 @@ impl Timeline {
         least = images.flush(&mut lv.store, &sigma, t, least);
         for n in calm {
             self.repeats.calm(first_node, n);
+        }
+        for (n, ranks) in partials {
+            self.repeats.partial(n, ranks);
         }
         // This step's seed index: per primitive from the earliest a match of the step holds, the
         // new matches holding it at a seed position.
@@ -839,12 +877,23 @@ impl Timeline {
         let open_new = strukt.open_terminal_bits(first_node);
         let step_of_node = |x: NodeId| step_of(starts, x);
         let Dirty {
-            old: mut dirty_old,
+            old: mut dirty_olds,
             new: dirty_new,
+            cls: dirty_cls,
             ..
         } = dirty;
-        dirty_old.sort_unstable();
-        dirty_old.dedup();
+        // The earlier primitives, each once, with the classes of all the matches marking it.
+        dirty_olds.sort_unstable_by_key(|&(x, _)| x);
+        let mut dirty_old: Vec<NodeId> = Vec::with_capacity(dirty_olds.len());
+        let mut dirty_old_cls: Vec<u64> = Vec::with_capacity(dirty_olds.len());
+        for (x, c) in dirty_olds {
+            if dirty_old.last() == Some(&x) {
+                *dirty_old_cls.last_mut().expect("one per primitive") |= c;
+            } else {
+                dirty_old.push(x);
+                dirty_old_cls.push(c);
+            }
+        }
         let (rp, len) = (&self.repeats, strukt.len() as NodeId);
         let shifts = runs::Shifts {
             starts: &level_starts,
@@ -866,7 +915,9 @@ impl Timeline {
             image: finds.then(|| repeats::Images::new(rp, by_anchor, starts, len)),
             shift: finds.then_some(sigma),
             dirty_old: &dirty_old,
+            dirty_old_cls: &dirty_old_cls,
             dirty_new: &dirty_new,
+            dirty_cls: &dirty_cls,
             shifts: Some(shifts),
             seeds: Some(seeds),
             span: t - step_of(starts, least),
@@ -1063,24 +1114,38 @@ fn spans(
 }
 
 /// Level 0, while a step's matches are found: the primitives held by a match that is not an
-/// image (the earlier ones listed, the step's a bit each from its first).
+/// image (the earlier ones listed, the step's a bit each from its first), and per primitive the
+/// classes that use or record the constraint of such a match (`ClassTable::user_bits`).
 struct Dirty {
     first: NodeId,
-    old: Vec<NodeId>,
+    old: Vec<(NodeId, u64)>,
     new: Vec<u64>,
+    /// Per primitive of the step, from its first: the classes of the matches that mark it.
+    cls: Vec<u64>,
 }
 
 impl Dirty {
-    /// The primitives of new match `m` are dirty; `least` becomes the earliest one a match holds.
+    /// The primitives of new match `m`, of a constraint the classes `classes` use or record, are
+    /// dirty; `least` becomes the earliest one a match holds.
     #[inline]
-    fn mark(&mut self, m: &[NodeId], least: &mut NodeId) {
+    fn mark(&mut self, m: &[NodeId], least: &mut NodeId, classes: u64) {
         for &x in m {
             if x < self.first {
-                self.old.push(x);
+                self.old.push((x, classes));
                 *least = (*least).min(x);
             } else {
                 let i = (x - self.first) as usize;
                 self.new[i / 64] |= 1 << (i % 64);
+                self.cls[i] |= classes;
+            }
+        }
+    }
+    /// New match `m` is an image: `least` becomes the earliest primitive a match holds.
+    #[inline]
+    fn reach(&self, m: &[NodeId], least: &mut NodeId) {
+        for &x in m {
+            if x < self.first {
+                *least = (*least).min(x);
             }
         }
     }
@@ -1558,7 +1623,9 @@ fn derive_n(
         image: None,
         shift: None,
         dirty_old: &[],
+        dirty_old_cls: &[],
         dirty_new: &[],
+        dirty_cls: &[],
         seeds: None,
         span: 0,
         shifts: None,

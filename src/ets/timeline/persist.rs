@@ -323,6 +323,9 @@ impl Level {
                 || el.rep_len < span + 2
                 || el.state != p.state
                 || el.apps.len() as u32 != p.apps
+                // (A run written out at t−1, its images at other ranks than their originals,
+                // is no image run to carry on.)
+                || el.runs.last().is_none_or(|&r| !Elem::is_image(r))
             {
                 continue;
             }

@@ -33,6 +33,7 @@
 use super::runs::Anchors;
 use crate::ets::ids::{MatchId, NodeId};
 use crate::ets::structs::Struct;
+use smallvec::SmallVec;
 
 /// Per step: what of it does not repeat the step before.
 #[derive(Debug, Clone, Copy)]
@@ -72,6 +73,13 @@ pub(crate) struct Repeats {
     /// for want of a search), and how many of its first nodes have a preimage.
     searched: bool,
     with_preimage: usize,
+    /// The latest step's nodes that repeat their preimage, are not clean, and anchor some
+    /// σ-images of the matches anchored at their preimage among others (`Repeats::partial`):
+    /// per such node, in node order, the rank among its own matches of the image of each of
+    /// its preimage's matches, by that match's rank ([`NO_IMAGE`] where it has none).
+    partial: Vec<(NodeId, SmallVec<[u32; 8]>)>,
+    /// How many nodes were found partial so, over every step.
+    pub partial_count: u64,
     /// Scratch: the nodes reached during a search, from its first node.
     seen: Vec<bool>,
     /// Scratch of a search: its frontier and the next one (kept, so that a search does not grow
@@ -79,6 +87,9 @@ pub(crate) struct Repeats {
     frontier: Vec<NodeId>,
     next: Vec<NodeId>,
 }
+
+/// [`Repeats::partial`]: a match of the preimage whose image is not among the node's matches.
+pub(crate) const NO_IMAGE: u32 = u32::MAX;
 
 /// How far back (in steps) a neighbourhood may reach before the check gives up (every node of
 /// the step is then dirty: a struct whose processes come from far back).
@@ -141,6 +152,7 @@ impl Repeats {
         let nn = (len - first) as usize;
         self.clean.clear();
         self.clean.resize(nn.div_ceil(64), 0);
+        self.partial.clear();
         self.node_count += nn as u64;
         self.searched = false;
         let step_of = |x: NodeId| step_of(starts, x) as u32;
@@ -288,6 +300,26 @@ impl Repeats {
             && self.bad_of(self.steps.len() as u32 - 1).binary_search(&n).is_err()
     }
 
+    /// Node `n` of the latest step, a repeat of p that is neither clean nor calm, anchors the
+    /// σ-image of the match of rank r anchored at p at its own rank `ranks[r]` ([`NO_IMAGE`]
+    /// where none of its matches is that image): its caller compared them. Called in node order.
+    pub(crate) fn partial(&mut self, n: NodeId, ranks: SmallVec<[u32; 8]>) {
+        debug_assert!(self.partial.last().is_none_or(|&(m, _)| m < n));
+        self.partial.push((n, ranks));
+        self.partial_count += 1;
+    }
+
+    /// The rank at node `n` of the latest step of the image of the match of rank `rank` at its
+    /// preimage, when `n` is partial ([`Repeats::partial`]) and that match has an image.
+    #[inline]
+    fn partial_rank(&self, n: NodeId, rank: u32) -> Option<u32> {
+        if self.partial.is_empty() {
+            return None;
+        }
+        let i = self.partial.binary_search_by_key(&n, |p| p.0).ok()?;
+        self.partial[i].1.get(rank as usize).copied().filter(|&r| r != NO_IMAGE)
+    }
+
     /// Node `n` of the latest step, a repeat of p that is not clean by its neighbourhood
     /// ([`Repeats::may_calm`]), is clean after all: the matches anchored at it are the σ-images
     /// of those anchored at p, in the same order (its caller compared them).
@@ -404,6 +436,25 @@ impl<'a> Images<'a> {
         }
         let n = p - self.s1 + self.s0;
         (n < self.len && self.repeats.is_clean(self.s0, n)).then(|| self.anchors.get(n as usize) + rank)
+    }
+    /// [`Images::image`], or else, when the image n of `p` is partial ([`Repeats::partial`]),
+    /// the image of that match among the matches anchored at n if it has one: the image and its
+    /// rank at n.
+    #[inline]
+    pub(crate) fn image_any(&self, rank: u32, p: NodeId) -> Option<(MatchId, u32)> {
+        if p < self.s1 || p >= self.s0 {
+            return None;
+        }
+        let n = p - self.s1 + self.s0;
+        if n >= self.len {
+            return None;
+        }
+        let r = if self.repeats.is_clean(self.s0, n) {
+            rank
+        } else {
+            self.repeats.partial_rank(n, rank)?
+        };
+        Some((self.anchors.get(n as usize) + r, r))
     }
     /// Calls `f` with each primitive of step t−1, in order, that has no clean image
     /// ([`Images::clean_image`]) or whose image is set in `dirty` (a bit per primitive of t, by
