@@ -228,31 +228,42 @@ fn a_fork_and_its_origin_take_back_the_history_they_share() {
     }
 }
 
+/// `moves` random legal moves played in `g` (a pass when none is legal, and one time in
+/// `pass_odds`): the positions from `g`'s current one on, and the move that reached each.
+fn play_randomly(
+    g: &mut Game,
+    rng: &mut FastRng,
+    moves: usize,
+    pass_odds: usize,
+) -> (Vec<ets::go::board::Board>, Vec<Option<Point>>) {
+    let mut positions = vec![g.board()];
+    let mut last = vec![None];
+    for _ in 0..moves {
+        let legal = g.legal_moves();
+        let mv = if legal.is_empty() || rng.below(pass_odds) == 0 {
+            Move::Pass
+        } else {
+            Move::Play(legal[rng.below(legal.len())])
+        };
+        g.play_move(mv).unwrap();
+        positions.push(g.board());
+        last.push(match mv {
+            Move::Play(p) => Some(p),
+            Move::Pass => None,
+        });
+    }
+    (positions, last)
+}
+
 #[test]
 fn random_games_played_and_taken_back() {
     // Random legal games on 9x9: after every move the classification equals the timeline's over
     // the same positions; taking every move back returns to the empty board's classification.
     let st = setting();
     for seed in 0..4u64 {
-        let mut rng = FastRng::new(seed + 1);
         let mut g = Game::new(st.clone(), 9, 9, GameOptions::default()).unwrap();
         let empty = lives(g.classification());
-        let mut positions = vec![g.board()];
-        let mut last = vec![None];
-        for _ in 0..60 {
-            let legal = g.legal_moves();
-            let mv = if legal.is_empty() || rng.below(20) == 0 {
-                Move::Pass
-            } else {
-                Move::Play(legal[rng.below(legal.len())])
-            };
-            g.play_move(mv).unwrap();
-            positions.push(g.board());
-            last.push(match mv {
-                Move::Play(p) => Some(p),
-                Move::Pass => None,
-            });
-        }
+        let (positions, last) = play_randomly(&mut g, &mut FastRng::new(seed + 1), 60, 20);
         let tl = classify_game(st.clone(), &positions, &last, GameOptions::default().record, None).unwrap();
         assert_eq!(lives(g.classification()), lives(&tl), "seed {seed}");
         while g.undo().is_ok() {}
@@ -508,24 +519,8 @@ fn random_games_take_the_images_around_each_move_as_the_matches_found() {
     let st = setting();
     let mut partial = 0;
     for seed in 0..4u64 {
-        let mut rng = FastRng::new(seed + 11);
         let mut g = Game::new(st.clone(), 9, 9, options(Attention::Full)).unwrap();
-        let mut positions = vec![g.board()];
-        let mut last = vec![None];
-        for _ in 0..90 {
-            let legal = g.legal_moves();
-            let mv = if legal.is_empty() || rng.below(25) == 0 {
-                Move::Pass
-            } else {
-                Move::Play(legal[rng.below(legal.len())])
-            };
-            g.play_move(mv).unwrap();
-            positions.push(g.board());
-            last.push(match mv {
-                Move::Play(p) => Some(p),
-                Move::Pass => None,
-            });
-        }
+        let (positions, last) = play_randomly(&mut g, &mut FastRng::new(seed + 11), 90, 25);
         let run = |repeats: bool, persisting: bool| {
             let mut t = GoTimeline::new(st.clone(), (9, 9), options(Attention::Full).record, Some(2)).unwrap();
             t.find_repeats(repeats);
