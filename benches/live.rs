@@ -6,7 +6,7 @@
 //! play, the referee's share of the work).
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ets::go::board::Point;
+use ets::go::bench::candidate;
 use ets::go::classify::embedded_setting;
 use ets::go::game::Replay;
 use ets::go::live::{Game, GameOptions};
@@ -17,19 +17,6 @@ use std::sync::Arc;
 
 const RECORD: &str = "tests/data/games/tom-9d/2005-01-8557986.sgf";
 const AT: usize = 120;
-
-/// The legal move nearest the last one (ties by row, then column): a move a search would try.
-fn candidate(g: &Game) -> Point {
-    let last = match g.last_move() {
-        Some(ets::go::live::Move::Play(p)) => p,
-        _ => Point { col: 9, row: 9 },
-    };
-    let d = |p: &Point| (p.col as i32 - last.col as i32).abs() + (p.row as i32 - last.row as i32).abs();
-    g.legal_moves()
-        .into_iter()
-        .min_by_key(|p| (d(p), p.row, p.col))
-        .expect("a legal move")
-}
 
 fn bench(c: &mut Criterion) {
     let st = Arc::new(embedded_setting().1.expect("the embedded setting"));
@@ -44,7 +31,7 @@ fn bench(c: &mut Criterion) {
             ..GameOptions::default()
         };
         let mut game = Game::from_replay(st.clone(), &r, AT, opts).unwrap();
-        let p = candidate(&game);
+        let p = candidate(&game).expect("a legal move");
         g.bench_function(format!("play_delta_undo/19x19/{name}"), |b| {
             b.iter(|| {
                 game.play(p).unwrap();

@@ -468,6 +468,24 @@ fn replay_and_bench_print_json() {
     // than the board.
     let dirty = v["dirty_vertices_per_position"].as_f64().unwrap();
     assert!(dirty >= 1.0 && dirty <= v["vertices"].as_f64().unwrap(), "{dirty}");
+    // The live loop: a middle-game position of the record, both attentions, a legal move tried,
+    // and GNU Go beside it exactly when it is beside the whole record.
+    let live = &v["live"];
+    let at = live["at"].as_u64().unwrap();
+    assert!(at >= 1 && at <= v["moves"].as_u64().unwrap() / 2, "{live}");
+    let modes = live["modes"].as_array().unwrap();
+    assert_eq!(modes.len(), 2, "{live}");
+    for m in modes {
+        assert!(m["play_delta_undo_us"].as_f64().unwrap() > 0.0, "{m}");
+        assert!(m["fork_us"].as_f64().unwrap() > 0.0, "{m}");
+    }
+    let st = std::sync::Arc::new(ets::go::classify::embedded_setting().1.unwrap());
+    let sgf = ets::go::sgf::Sgf::parse_bytes(std::fs::read("examples/go/capture.sgf").unwrap()).unwrap();
+    let r = ets::go::game::Replay::from_sgf(&sgf, 0, &[]).unwrap();
+    let g = ets::go::live::Game::from_replay(st, &r, at as usize, Default::default()).unwrap();
+    let tried = ets::go::board::Point::from_gtp(live["tried"].as_str().unwrap(), r.info.size.1).unwrap();
+    assert!(g.is_legal(tried), "{live}");
+    assert_eq!(live["gnugo_us"].is_null(), v["gnugo_ms_per_game"].is_null(), "{v}");
 }
 
 #[test]

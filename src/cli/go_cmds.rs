@@ -122,7 +122,9 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 3, value_parser = positive)]
     pub reps: usize,
     /// Instead: classify every position of this game at levels 0–2 (full attention), beside GNU Go
-    /// reporting its worms at every position when `gnugo` is installed.
+    /// reporting its worms at every position when `gnugo` is installed; then the Game API's live
+    /// loop at a middle-game position (a move tried and taken back, a fork), beside GNU Go
+    /// playing the same move, listing its worms and taking it back.
     #[arg(long)]
     pub classify: Option<PathBuf>,
     /// With `--classify`: the move N at which `--move N` is compared with `--timeline` up to N
@@ -525,6 +527,22 @@ fn bench_classify(a: &BenchArgs, file: &Path) -> miette::Result<ExitCode> {
         b.timeline_output_ms,
         m = b.move_n
     );
+    if let Some(l) = &b.live {
+        println!(
+            "  live loop (the Game API) after move {}, trying {} (the legal move nearest the last), {} tries per run:",
+            l.at, l.tried, l.tries
+        );
+        for m in &l.modes {
+            println!(
+                "    {}: play + delta at levels 0-2 + undo {:.0} µs; fork {:.1} µs",
+                m.attention, m.play_delta_undo_us, m.fork_us
+            );
+        }
+        match l.gnugo_us {
+            Some(g) => println!("    {}: {:.0} µs a try", l.peer, g),
+            None => println!("    {}", l.peer),
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

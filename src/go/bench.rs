@@ -6,7 +6,10 @@
 //! - [`classify`]: a whole record classified at levels 0–2 with full attention at every position
 //!   (one timeline step per position, §4.4, §5.1.1), beside GNU Go 3.8 computing its worms at
 //!   every position of the same record (`loadsgf FILE k` + `worm_stones`), runs alternating; and
-//!   `--move N` (the classification at position N) beside `--timeline` up to N, in one process.
+//!   `--move N` (the classification at position N) beside `--timeline` up to N, in one process;
+//!   and the live loop of the Game API at a middle-game position of the record ([`LiveBench`]:
+//!   a move tried and taken back, a fork), beside GNU Go playing the same move, listing its
+//!   worms and taking the move back.
 //! - [`record_corpus`]: parsing, replay and recording of a directory of records, beside the
 //!   `sgf-parse` crate's parser.
 
@@ -21,7 +24,8 @@ use serde::Serialize;
 use super::board::Point;
 use super::classify::{ClassifyError, GoTimeline, classify_game};
 use super::game::{Replay, check_recording};
-use super::record::{GoAlphabet, RecordOptions, changes, record};
+use super::live::{Game, GameOptions, Move};
+use super::record::{Attention, GoAlphabet, RecordOptions, changes, record};
 use super::sgf::Sgf;
 use crate::ets::Setting;
 use crate::ets::timeline::TimelineMemory;
@@ -35,6 +39,9 @@ pub enum BenchError {
     /// Recording failed.
     #[error(transparent)]
     Record(#[from] crate::ets::timeline::TimelineError),
+    /// The live loop's game refused a position or a move.
+    #[error(transparent)]
+    Game(#[from] super::live::GameError),
     /// The peer could not be started or read.
     #[error("gnugo: {0}")]
     Peer(std::io::Error),
@@ -128,6 +135,58 @@ pub struct ClassifyBench {
     pub median_ratio_of_repetitions: Option<f64>,
     /// What the peer is, or why none was measured.
     pub peer: String,
+    /// The Game API's live loop at a middle-game position of the record (none for a record
+    /// without a move or without a legal move there).
+    pub live: Option<LiveBench>,
+}
+
+/// The live loop of `ets bench --classify` (issue 14 item 5): what a player's search pays to try
+/// a move with the Game API ([`super::live::Game`]), at a position of the record.
+#[derive(Debug, Clone, Serialize)]
+pub struct LiveBench {
+    /// The position tried from: moves played (the middle of the record, at most move 120).
+    pub at: usize,
+    /// The move tried, by its GTP name: the legal move nearest the last one (ties by row, then
+    /// column), a move a search would try ([`candidate`]).
+    pub tried: String,
+    /// Tries per repetition (each figure is a repetition's mean; the median over repetitions
+    /// is reported).
+    pub tries: usize,
+    /// Per attention: the Game's default first (focus on the last move, three refresh layers),
+    /// then full attention.
+    pub modes: Vec<LiveMode>,
+    /// GNU Go 3.8 at the same position (`loadsgf`): `play` the same move, `worm_stones`, `undo`,
+    /// in one GTP session, microseconds per try (a session that only loads the position is
+    /// subtracted), median over the repetitions.
+    pub gnugo_us: Option<f64>,
+    /// What the peer is, or why none was measured.
+    pub peer: String,
+}
+
+/// One attention's figures in [`LiveBench`].
+#[derive(Debug, Clone, Serialize)]
+pub struct LiveMode {
+    /// The attention and its refresh layers.
+    pub attention: String,
+    /// `play`, the deltas of levels 0–2 read, `undo`: microseconds per try.
+    pub play_delta_undo_us: f64,
+    /// `fork` (and the fork dropped): microseconds.
+    pub fork_us: f64,
+}
+
+/// The legal move nearest the last move played (the board's centre before the first), ties by
+/// row, then column: a move a search would try. None when there is no legal move.
+pub fn candidate(g: &Game) -> Option<Point> {
+    let (cols, rows) = (g.referee().cols(), g.referee().rows());
+    let last = match g.last_move() {
+        Some(Move::Play(p)) => p,
+        _ => Point {
+            col: (cols / 2) as u8,
+            row: (rows / 2) as u8,
+        },
+    };
+    let d = |p: &Point| (p.col as i32 - last.col as i32).abs() + (p.row as i32 - last.row as i32).abs();
+    g.legal_moves().into_iter().min_by_key(|p| (d(p), p.row, p.col))
 }
 
 /// `ets bench DIR`: parse, replay and record a directory of records, medians of the repetitions.
@@ -269,10 +328,11 @@ pub fn classify(
         Some(_) => String::new(),
     };
     let g = peer.filter(|_| peer_note.is_empty());
-    // GNU Go loads only the first game of a file, at the position after move k.
+    // GNU Go loads only the first game of a file; `loadsgf FILE k` stops before move k, so
+    // k = 1..=n + 1 are the positions 0..=n, the ones classified.
     let script = g.map(|_| {
         let mut script = String::new();
-        for k in 1..=n {
+        for k in 1..=n + 1 {
             script.push_str(&format!("loadsgf {} {k}\nworm_stones\n", file.display()));
         }
         script.push_str("quit\n");
@@ -419,12 +479,128 @@ pub fn classify(
         ratio,
         one_thread_ratio: ratio1,
         median_ratio_of_repetitions: pairs,
+        live: live(&setting, replay, file, reps, if p.is_some() { g } else { None })?,
         peer: if p.is_some() {
             "GNU Go 3.8, worms at every position (loadsgf + worm_stones)".into()
         } else {
             peer_note
         },
     })
+}
+
+/// Tries per repetition of the live loop.
+const LIVE_TRIES: usize = 200;
+
+/// The live loop of [`classify`] ([`LiveBench`]): `reps` repetitions of [`LIVE_TRIES`] tries
+/// and forks per attention, each beside a GNU Go session when `peer` is given.
+fn live(
+    setting: &Arc<Setting>,
+    replay: &Replay,
+    file: &Path,
+    reps: usize,
+    peer: Option<&Path>,
+) -> Result<Option<LiveBench>, BenchError> {
+    let n = replay.len();
+    if n == 0 {
+        return Ok(None);
+    }
+    let at = (n / 2).min(120);
+    let modes = [
+        ("focus, 3 refresh layers (the Game's default)", GameOptions::default()),
+        (
+            "full, 1 refresh layer",
+            GameOptions {
+                record: RecordOptions {
+                    attention: Attention::Full,
+                    layers: 1,
+                },
+                ..GameOptions::default()
+            },
+        ),
+    ];
+    let mut games = Vec::new();
+    for (name, opts) in modes {
+        let opts = GameOptions { top: Some(2), ..opts };
+        let g = Game::from_replay(setting.clone(), replay, at, opts)?;
+        games.push((name, g));
+    }
+    let Some(p) = candidate(&games[0].1) else {
+        return Ok(None);
+    };
+    let (colour, rows) = (games[0].1.to_move(), games[0].1.referee().rows() as u8);
+    let tried = p.gtp(rows);
+    let mut times: Vec<(Vec<f64>, Vec<f64>)> = vec![(Vec::new(), Vec::new()); games.len()];
+    let mut theirs = Vec::new();
+    let mut peer_note = match peer {
+        Some(_) => String::new(),
+        None => "GNU Go: not measured (see above)".to_string(),
+    };
+    let gtp_colour = if colour == super::board::Color::Black { "B" } else { "W" };
+    let load = format!("loadsgf {} {}\n", file.display(), at + 1);
+    let base = format!("{load}quit\n");
+    let tries = format!(
+        "{load}{}quit\n",
+        format!("play {gtp_colour} {tried}\nworm_stones\nundo\n").repeat(LIVE_TRIES)
+    );
+    for _ in 0..reps.max(1) {
+        for ((_, g), (ours, forks)) in games.iter_mut().zip(&mut times) {
+            let try_once = |g: &mut Game| -> Result<usize, BenchError> {
+                g.play(p)?;
+                let changed = (0..=2u32)
+                    .map(|l| {
+                        let d = g.delta(l);
+                        d.born.len() + d.extended.len() + d.ended.len()
+                    })
+                    .sum();
+                g.undo()?;
+                Ok(changed)
+            };
+            // (One try first: the lists a try grows are grown before the timing.)
+            std::hint::black_box(try_once(g)?);
+            let t = Instant::now();
+            for _ in 0..LIVE_TRIES {
+                std::hint::black_box(try_once(g)?);
+            }
+            ours.push(t.elapsed().as_secs_f64() * 1e6 / LIVE_TRIES as f64);
+            let t = Instant::now();
+            for _ in 0..LIVE_TRIES {
+                std::hint::black_box(g.fork());
+            }
+            forks.push(t.elapsed().as_secs_f64() * 1e6 / LIVE_TRIES as f64);
+        }
+        if let Some(gg) = peer.filter(|_| peer_note.is_empty()) {
+            let (b, done_b) = gnugo_worms(gg, &base)?;
+            let (t, done_t) = gnugo_worms(gg, &tries)?;
+            match done_b.and(done_t) {
+                Ok(()) => theirs.push((t - b).max(0.0) * 1e6 / LIVE_TRIES as f64),
+                Err(refusal) => {
+                    peer_note = format!("GNU Go refused the position or the move ({refusal}); no peer measured");
+                    theirs.clear();
+                }
+            }
+        }
+    }
+    let gnugo_us = (!theirs.is_empty()).then(|| median(theirs));
+    Ok(Some(LiveBench {
+        at,
+        tried,
+        tries: LIVE_TRIES,
+        modes: games
+            .iter()
+            .zip(times)
+            .map(|((name, _), (ours, forks))| LiveMode {
+                attention: name.to_string(),
+                play_delta_undo_us: median(ours),
+                fork_us: median(forks),
+            })
+            .collect(),
+        gnugo_us,
+        peer: if gnugo_us.is_some() {
+            "GNU Go 3.8: play, worm_stones, undo in one GTP session (loadsgf at the same position)".into()
+        } else {
+            peer_note
+        },
+    }))
 }
 
 /// Runs `ets bench DIR` on the records' bytes `data`: parsing (ets, and `sgf-parse` as the peer),
@@ -474,4 +650,25 @@ pub fn record_corpus(data: &[Vec<u8>], reps: usize, mut tick: impl FnMut()) -> R
         primitives: prims,
         bytes_per_primitive: heap as f64 / prims.max(1) as f64,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::go::classify::embedded_setting;
+
+    #[test]
+    fn the_candidate_is_the_legal_move_nearest_the_last() {
+        let st = Arc::new(embedded_setting().1.unwrap());
+        let mut g = Game::new(st, 9, 9, GameOptions::default()).unwrap();
+        let at = |s: &str| Point::from_gtp(s, 9).unwrap();
+        // No move yet: the centre.
+        assert_eq!(candidate(&g), Some(at("E5")));
+        g.play(at("E5")).unwrap();
+        // Four at distance one: the upper row first (rows count from the top).
+        assert_eq!(candidate(&g), Some(at("E6")));
+        g.play(at("E6")).unwrap();
+        // E5, occupied, is not legal; of D6, F6 and E7, the upper row, then the left column.
+        assert_eq!(candidate(&g), Some(at("E7")));
+    }
 }
