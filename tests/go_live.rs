@@ -285,19 +285,32 @@ fn moves_tried_and_taken_back_leave_no_trace() {
         let mut g = Game::new(st.clone(), 9, 9, opts).unwrap();
         let mut positions = vec![g.board()];
         let mut last = vec![None];
+        // Element steps level 0 took as images in the tries that follow one taken back: the
+        // quiet pass of a step made after an undo reads what the step before left it.
+        let mut quiet_after_undo = 0;
         for _ in 0..70 {
             let legal = g.legal_moves();
             if legal.is_empty() {
                 break;
             }
-            for _ in 0..3 {
+            for k in 0..3 {
+                let before = g.classification().timeline().repeat_counts().quiet;
                 g.play(legal[rng.below(legal.len())]).unwrap();
+                if k > 0 {
+                    quiet_after_undo += g.classification().timeline().repeat_counts().quiet - before;
+                }
                 g.undo().unwrap();
             }
             let p = legal[rng.below(legal.len())];
             g.play(p).unwrap();
             positions.push(g.board());
             last.push(Some(p));
+        }
+        if matches!(attention, Attention::Full) {
+            assert!(
+                quiet_after_undo > 0,
+                "seed {seed}: no quiet element after a move taken back"
+            );
         }
         let tl = classify_game(st.clone(), &positions, &last, opts.record, None).unwrap();
         assert_eq!(lives(g.classification()), lives(&tl), "seed {seed}");

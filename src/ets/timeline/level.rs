@@ -147,6 +147,30 @@ pub(crate) struct QuietEntry {
     pub(crate) apps: u32,
 }
 
+/// Level 0: what the quiet pass of a step reads of the step before ([`Level::quiet_steps`]):
+/// the elements touched at it, those that took their images at it with their images and the
+/// primitives those hold, and which step that was. Kept aside while a journaled step is made, so
+/// that taking it back leaves the quiet pass of the next step what it would have had
+/// (`Timeline::undo`).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct QuietState {
+    touched: Vec<ElementId>,
+    prev: Vec<QuietEntry>,
+    images: Vec<Image>,
+    fresh: Vec<NodeId>,
+    at: u32,
+}
+
+impl QuietState {
+    /// Heap bytes held.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.touched.capacity() * 4
+            + self.prev.capacity() * std::mem::size_of::<QuietEntry>()
+            + self.images.capacity() * std::mem::size_of::<Image>()
+            + self.fresh.capacity() * 4
+    }
+}
+
 /// Level 0: the image of an application a quiet element takes ([`Level::quiet_steps`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Image {
@@ -3019,6 +3043,29 @@ impl Level {
             self.delta.ended.push(e);
         }
         self.note_life(e);
+    }
+
+    /// Level 0, between two steps: a copy of what the next step's quiet pass reads of the last
+    /// one ([`QuietState`]).
+    pub(crate) fn quiet_state(&self) -> QuietState {
+        QuietState {
+            touched: self.touched_now.clone(),
+            prev: self.quiet_prev.clone(),
+            images: self.quiet_images.clone(),
+            fresh: self.quiet_fresh.clone(),
+            at: self.quiet_at,
+        }
+    }
+
+    /// Level 0, once the step after `st`'s was taken back: what its quiet pass read is read
+    /// again by the next step's.
+    pub(crate) fn restore_quiet(&mut self, st: QuietState) {
+        self.touched_prev.clear();
+        self.touched_now = st.touched;
+        self.quiet_prev = st.prev;
+        self.quiet_images = st.images;
+        self.quiet_fresh = st.fresh;
+        self.quiet_at = st.at;
     }
 
     pub(crate) fn clear_delta(&mut self) {

@@ -214,6 +214,11 @@ pub struct Timeline {
     /// between forks of the timeline: written once, at the step's end, and read or dropped by
     /// an undo, so a clone copies a pointer per step, not the history.)
     log: Option<Vec<Arc<StepLog>>>,
+    /// With the journal: level 0's quiet state after the last step but one, `(that step,
+    /// state)`, put aside when the last step began, so that taking it back leaves the next
+    /// step's quiet pass what the last one had (only for the last step: one taken back after
+    /// it leaves the next step without a quiet pass, as before).
+    quiet_saved: Option<(u32, Box<level::QuietState>)>,
     /// The journal asked for while a step was open: kept from the next step on (what the open
     /// step filled before was not written down).
     log_next: bool,
@@ -294,6 +299,7 @@ impl Timeline {
             reach0,
             plans_n: Arc::new(plans_n),
             scratch: PlanScratch::default(),
+            quiet_saved: None,
             log: None,
             log_next: false,
             deltas: Vec::new(),
@@ -477,7 +483,11 @@ impl Timeline {
                         d.len() * std::mem::size_of::<LevelDelta>()
                             + d.iter().map(LevelDelta::heap_bytes).sum::<usize>()
                     })
-                    .sum::<usize>(),
+                    .sum::<usize>()
+                + self
+                    .quiet_saved
+                    .as_ref()
+                    .map_or(0, |(_, st)| std::mem::size_of::<level::QuietState>() + st.heap_bytes()),
             levels: self.levels.iter().map(Level::memory).collect(),
         }
     }
@@ -591,6 +601,7 @@ impl Timeline {
     /// Ends the step: brings every level up to date. Returns the level deltas.
     pub fn end_step(&mut self) -> Result<&[Level], TimelineError> {
         let t = self.close_step()?;
+        self.quiet_saved = (self.log.is_some() && t >= 1).then(|| (t - 1, Box::new(self.levels[0].quiet_state())));
         let mut log = self.log.is_some().then(|| StepLog {
             nodes: self.step_start[t as usize] as usize,
             ..StepLog::default()
@@ -1060,6 +1071,13 @@ impl Timeline {
             lv.touched_prev.clear();
             lv.touched_now.clear();
             lv.quiet_at = NONE;
+        }
+        // The step now last is the one the saved quiet state followed: the next step's quiet pass
+        // reads it as it would have after that step.
+        if let Some((s, st)) = self.quiet_saved.take()
+            && s + 1 == undone
+        {
+            self.levels[0].restore_quiet(*st);
         }
         let prev = self.deltas.last().cloned();
         for (k, lv) in self.levels.iter_mut().enumerate() {
