@@ -10,8 +10,9 @@ use crate::ets::ids::{ElementId, MatchId, NodeId};
 /// One change to earlier data.
 #[derive(Debug, Clone)]
 pub(crate) enum Entry {
-    /// An element's state before its first change of the step.
-    Elem(u8, ElementId, Box<ElemSnap>),
+    /// An element's state before its first change of the step (its index in the step's
+    /// [`Journal::snaps`]).
+    Elem(u8, ElementId, u32),
     /// The holders of an earlier node had this many entries.
     NodeHolders(u8, NodeId, u32),
     /// The holder word of an earlier match, and the length of the holder list it named.
@@ -29,6 +30,35 @@ pub(crate) enum Entry {
     Changed(u8, NodeId, u32),
 }
 
+/// The changes a step makes to earlier data, as it makes them: the entries in order, and the
+/// elements' states they name, side by side (one list, not an allocation per element).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Journal {
+    pub entries: Vec<Entry>,
+    pub snaps: Vec<ElemSnap>,
+}
+
+impl Journal {
+    /// Heap bytes held (the lists' capacity).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.entries.capacity() * std::mem::size_of::<Entry>()
+            + self.snaps.capacity() * std::mem::size_of::<ElemSnap>()
+            + self.snaps.iter().map(ElemSnap::heap_bytes).sum::<usize>()
+    }
+
+    /// Writes down one change.
+    #[inline]
+    pub(crate) fn push(&mut self, e: Entry) {
+        self.entries.push(e);
+    }
+
+    /// Writes down element `e`'s state (of level `n`) before its first change of the step.
+    pub(crate) fn push_elem(&mut self, n: u8, e: ElementId, snap: ElemSnap) {
+        self.entries.push(Entry::Elem(n, e, self.snaps.len() as u32));
+        self.snaps.push(snap);
+    }
+}
+
 /// Sizes before a step, and the changes it made to earlier data.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct StepLog {
@@ -38,6 +68,8 @@ pub(crate) struct StepLog {
     /// Per level: the elements due to end at the step.
     pub due: SmallVec<[Vec<ElementId>; 4]>,
     pub entries: Vec<Entry>,
+    /// The elements' states the entries name.
+    pub snaps: Vec<ElemSnap>,
 }
 
 impl StepLog {
@@ -45,14 +77,8 @@ impl StepLog {
     pub fn heap_bytes(&self) -> usize {
         let spilled = |n: usize| if n > 4 { n } else { 0 };
         self.entries.capacity() * std::mem::size_of::<Entry>()
-            + self
-                .entries
-                .iter()
-                .map(|e| match e {
-                    Entry::Elem(_, _, snap) => snap.heap_bytes(),
-                    _ => 0,
-                })
-                .sum::<usize>()
+            + self.snaps.capacity() * std::mem::size_of::<ElemSnap>()
+            + self.snaps.iter().map(ElemSnap::heap_bytes).sum::<usize>()
             + spilled(self.sizes.capacity()) * std::mem::size_of::<LevelSizes>()
             + spilled(self.due.capacity()) * std::mem::size_of::<Vec<ElementId>>()
             + self.due.iter().map(|d| d.capacity() * 4).sum::<usize>()

@@ -29,7 +29,7 @@ use smallvec::SmallVec;
 use super::classes::{ClassTable, RECORDED};
 use super::holders::NodeHolders;
 use super::host::LevelHost;
-use super::journal::Entry;
+use super::journal::{Entry, Journal};
 use super::runs::{IMAGE, Shifts};
 use super::store::{MatchNodes, MatchStore};
 use crate::ets::ids::{ClassId, ConstraintId, ElementId, MatchId, NONE, NodeId};
@@ -230,9 +230,9 @@ pub(crate) struct ElemSnap {
 }
 
 impl ElemSnap {
-    /// Heap bytes held by the snapshot, its own box included.
+    /// Heap bytes held by the snapshot (beside itself, in the step's list).
     pub(crate) fn heap_bytes(&self) -> usize {
-        std::mem::size_of::<ElemSnap>() + self.pending.capacity() * 4
+        self.pending.capacity() * 4
     }
 }
 
@@ -867,7 +867,7 @@ pub(crate) struct StepCtx<'a> {
     /// have been routed). `MatchId::MAX` outside that pass (every join is caught up at once).
     pub pass_at: MatchId,
     /// The journal of the step, when undo is kept.
-    pub journal: Option<&'a mut Vec<Entry>>,
+    pub journal: Option<&'a mut Journal>,
     /// Level 0: per primitive, whether it has an open terminal site now.
     pub open: &'a dyn Fn(NodeId) -> bool,
     /// Level 0: the same for this step's primitives, a bit each from `first_node` (the struct
@@ -972,7 +972,9 @@ impl Level {
                 rep_at: el.rep_at,
                 rep_len: el.rep_len,
             };
-            cx.log(Entry::Elem(self.n as u8, e, Box::new(snap)));
+            if let Some(j) = cx.journal.as_deref_mut() {
+                j.push_elem(self.n as u8, e, snap);
+            }
         }
         self.elems[e as usize].touched = cx.t;
         self.touched_now.push(e);

@@ -27,7 +27,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::journal::Entry;
+use super::journal::{Entry, Journal};
 use super::level::{Elem, Level, StepCtx};
 use crate::ets::growth::grow;
 use crate::ets::ids::{ElementId, MatchId, NONE, NodeId};
@@ -139,7 +139,7 @@ impl FloodMemo {
     }
     /// The neighbourhoods of `nodes` (level `n`) changed at step `t`; each mark it moves is
     /// journaled with its old value when `journal` is kept.
-    pub(crate) fn changed(&mut self, nodes: &[NodeId], t: u32, journal: &mut Option<&mut Vec<Entry>>, n: u8) {
+    pub(crate) fn changed(&mut self, nodes: &[NodeId], t: u32, journal: &mut Option<&mut Journal>, n: u8) {
         for &x in nodes {
             if self.changed.len() <= x as usize {
                 let extra = x as usize + 1 - self.changed.len();

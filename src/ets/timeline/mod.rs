@@ -50,7 +50,7 @@ pub use pipeline::{Pipelined, Steps};
 pub use store::MatchNodes;
 
 use classes::ClassTable;
-use journal::{Entry, LevelSizes, StepLog};
+use journal::{Entry, Journal, LevelSizes, StepLog};
 use level::{StepCtx, StepSeeds};
 
 use super::error::StructError;
@@ -219,6 +219,9 @@ pub struct Timeline {
     /// step's quiet pass what the last one had (only for the last step: one taken back after
     /// it leaves the next step without a quiet pass, as before).
     quiet_saved: Option<(u32, Box<level::QuietState>)>,
+    /// The lists of the last step taken back, emptied: the next step writes its journal into
+    /// them (a search that tries move after move grows no new ones).
+    journal_spare: Journal,
     /// The journal asked for while a step was open: kept from the next step on (what the open
     /// step filled before was not written down).
     log_next: bool,
@@ -300,6 +303,7 @@ impl Timeline {
             plans_n: Arc::new(plans_n),
             scratch: PlanScratch::default(),
             quiet_saved: None,
+            journal_spare: Journal::default(),
             log: None,
             log_next: false,
             deltas: Vec::new(),
@@ -487,7 +491,8 @@ impl Timeline {
                 + self
                     .quiet_saved
                     .as_ref()
-                    .map_or(0, |(_, st)| std::mem::size_of::<level::QuietState>() + st.heap_bytes()),
+                    .map_or(0, |(_, st)| std::mem::size_of::<level::QuietState>() + st.heap_bytes())
+                + self.journal_spare.heap_bytes(),
             levels: self.levels.iter().map(Level::memory).collect(),
         }
     }
@@ -625,16 +630,23 @@ impl Timeline {
             }
         }
         let keep = log.is_some();
-        let mut entries: Vec<Entry> = Vec::new();
+        let mut journal = if keep {
+            std::mem::take(&mut self.journal_spare)
+        } else {
+            Journal::default()
+        };
         if keep {
-            entries.extend(self.filled.iter().map(|&(n, s)| Entry::Slot(n, s)));
+            journal
+                .entries
+                .extend(self.filled.iter().map(|&(n, s)| Entry::Slot(n, s)));
         }
-        self.level0_step(t, keep.then_some(&mut entries));
+        self.level0_step(t, keep.then_some(&mut journal));
         for n in 1..=self.top {
-            self.level_n_step(n, t, keep.then_some(&mut entries));
+            self.level_n_step(n, t, keep.then_some(&mut journal));
         }
         if let (Some(mut l), Some(all)) = (log, self.log.as_mut()) {
-            l.entries = entries;
+            l.entries = journal.entries;
+            l.snaps = journal.snaps;
             all.push(Arc::new(l));
             self.deltas
                 .push(self.levels.iter().map(|lv| lv.delta.clone()).collect());
@@ -652,7 +664,7 @@ impl Timeline {
     }
 
     /// Level 0 at step `t`.
-    fn level0_step(&mut self, t: u32, journal: Option<&mut Vec<Entry>>) {
+    fn level0_step(&mut self, t: u32, journal: Option<&mut Journal>) {
         let first_node = self.step_start[t as usize];
         let lv = &mut self.levels[0];
         lv.clear_delta();
@@ -977,7 +989,7 @@ impl Timeline {
     }
 
     /// Level `n` ≥ 1 at step `t`: feed it from level n−1, find its new matches, derive.
-    fn level_n_step(&mut self, n: u32, t: u32, journal: Option<&mut Vec<Entry>>) {
+    fn level_n_step(&mut self, n: u32, t: u32, journal: Option<&mut Journal>) {
         let (lower, upper) = self.levels.split_at_mut(n as usize);
         let lv = &mut upper[0];
         let feed = Feed::of(&mut lower[n as usize - 1], t, lv.host.len());
@@ -1003,9 +1015,12 @@ impl Timeline {
         for lv in &mut self.levels {
             lv.memo.forget_from(undone);
         }
-        for e in l.entries.into_iter().rev() {
+        let mut l = l;
+        let snaps = std::mem::take(&mut l.snaps);
+        let mut entries = std::mem::take(&mut l.entries);
+        for e in entries.drain(..).rev() {
             match e {
-                Entry::Elem(n, el, snap) => self.levels[n as usize].restore(el, &snap),
+                Entry::Elem(n, el, i) => self.levels[n as usize].restore(el, &snaps[i as usize]),
                 Entry::NodeHolders(n, x, len) => self.levels[n as usize]
                     .node_holders
                     .truncate_node(x as usize, len as usize),
@@ -1021,6 +1036,9 @@ impl Timeline {
                 Entry::Changed(n, x, old) => self.levels[n as usize].memo.restore_mark(x, old),
             }
         }
+        let mut snaps = snaps;
+        snaps.clear();
+        self.journal_spare = Journal { entries, snaps };
         for (k, (sz, due)) in l.sizes.iter().zip(l.due).enumerate() {
             let lv = &mut self.levels[k];
             // Only the levels above 0 keep the matches they found (level 0's are anchored once,
@@ -1248,7 +1266,7 @@ impl Feed {
         plans: &PlansN,
         setting: &Setting,
         scratch: &mut PlanScratch,
-        mut journal: Option<&mut Vec<Entry>>,
+        mut journal: Option<&mut Journal>,
     ) {
         let (t, n) = (self.t, lv.n);
         lv.clear_delta();
@@ -1515,7 +1533,7 @@ fn derive_n(
     t: u32,
     host_before: usize,
     links_before: usize,
-    mut journal: Option<&mut Vec<Entry>>,
+    mut journal: Option<&mut Journal>,
     ended_nodes: &[NodeId],
 ) {
     // 4. New matches: anchored at new nodes and new links. (A step without a journal, like every
