@@ -3047,26 +3047,25 @@ impl Level {
         self.note_life(e);
     }
 
-    /// Level 0, between two steps: a copy of what the next step's quiet pass reads of the last
-    /// one ([`QuietState`]).
-    pub(crate) fn quiet_state(&self) -> QuietState {
-        QuietState {
-            touched: self.touched_now.clone(),
-            prev: self.quiet_prev.clone(),
-            images: self.quiet_images.clone(),
-            fresh: self.quiet_fresh.clone(),
-            at: self.quiet_at,
-        }
+    /// Level 0, between two steps: copies into `st` what the next step's quiet pass reads of
+    /// the last one ([`QuietState`]; `st`'s lists are reused).
+    pub(crate) fn save_quiet(&self, st: &mut QuietState) {
+        st.touched.clone_from(&self.touched_now);
+        st.prev.clone_from(&self.quiet_prev);
+        st.images.clone_from(&self.quiet_images);
+        st.fresh.clone_from(&self.quiet_fresh);
+        st.at = self.quiet_at;
     }
 
     /// Level 0, once the step after `st`'s was taken back: what its quiet pass read is read
-    /// again by the next step's.
-    pub(crate) fn restore_quiet(&mut self, st: QuietState) {
+    /// again by the next step's. `st` is left with the level's lists of the step taken back (to
+    /// be reused).
+    pub(crate) fn restore_quiet(&mut self, st: &mut QuietState) {
         self.touched_prev.clear();
-        self.touched_now = st.touched;
-        self.quiet_prev = st.prev;
-        self.quiet_images = st.images;
-        self.quiet_fresh = st.fresh;
+        std::mem::swap(&mut self.touched_now, &mut st.touched);
+        std::mem::swap(&mut self.quiet_prev, &mut st.prev);
+        std::mem::swap(&mut self.quiet_images, &mut st.images);
+        std::mem::swap(&mut self.quiet_fresh, &mut st.fresh);
         self.quiet_at = st.at;
     }
 

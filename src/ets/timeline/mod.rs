@@ -217,7 +217,8 @@ pub struct Timeline {
     /// With the journal: level 0's quiet state after the last step but one, `(that step,
     /// state)`, put aside when the last step began, so that taking it back leaves the next
     /// step's quiet pass what the last one had (only for the last step: one taken back after
-    /// it leaves the next step without a quiet pass, as before).
+    /// it leaves the next step without a quiet pass, as before). Its step is `NONE` while it
+    /// only keeps lists to be reused.
     quiet_saved: Option<(u32, Box<level::QuietState>)>,
     /// The lists of the last step taken back, emptied: the next step writes its journal into
     /// them (a search that tries move after move grows no new ones).
@@ -606,7 +607,13 @@ impl Timeline {
     /// Ends the step: brings every level up to date. Returns the level deltas.
     pub fn end_step(&mut self) -> Result<&[Level], TimelineError> {
         let t = self.close_step()?;
-        self.quiet_saved = (self.log.is_some() && t >= 1).then(|| (t - 1, Box::new(self.levels[0].quiet_state())));
+        if self.log.is_some() && t >= 1 {
+            let mut st = self.quiet_saved.take().map(|(_, st)| st).unwrap_or_default();
+            self.levels[0].save_quiet(&mut st);
+            self.quiet_saved = Some((t - 1, st));
+        } else {
+            self.quiet_saved = None;
+        }
         let mut log = self.log.is_some().then(|| StepLog {
             nodes: self.step_start[t as usize] as usize,
             ..StepLog::default()
@@ -1092,10 +1099,11 @@ impl Timeline {
         }
         // The step now last is the one the saved quiet state followed: the next step's quiet pass
         // reads it as it would have after that step.
-        if let Some((s, st)) = self.quiet_saved.take()
-            && s + 1 == undone
-        {
-            self.levels[0].restore_quiet(*st);
+        if let Some((s, st)) = self.quiet_saved.as_mut() {
+            if *s != NONE && *s + 1 == undone {
+                self.levels[0].restore_quiet(st);
+            }
+            *s = NONE;
         }
         let prev = self.deltas.last().cloned();
         for (k, lv) in self.levels.iter_mut().enumerate() {
