@@ -283,6 +283,9 @@ fn moves_tried_and_taken_back_leave_no_trace() {
         let opts = options(attention);
         let mut rng = FastRng::new(seed);
         let mut g = Game::new(st.clone(), 9, 9, opts).unwrap();
+        // The same moves without the tries.
+        let mut h = Game::new(st.clone(), 9, 9, opts).unwrap();
+        let quiet = |g: &Game| g.classification().timeline().repeat_counts().quiet;
         let mut positions = vec![g.board()];
         let mut last = vec![None];
         // Element steps level 0 took as images in the tries that follow one taken back: the
@@ -302,7 +305,11 @@ fn moves_tried_and_taken_back_leave_no_trace() {
                 g.undo().unwrap();
             }
             let p = legal[rng.below(legal.len())];
+            let (qg, qh) = (quiet(&g), quiet(&h));
             g.play(p).unwrap();
+            h.play(p).unwrap();
+            // After the tries, the move takes as many element steps as images as without them.
+            assert_eq!(quiet(&g) - qg, quiet(&h) - qh, "seed {seed}: move {}", positions.len());
             positions.push(g.board());
             last.push(Some(p));
         }

@@ -218,7 +218,9 @@ pub struct Timeline {
     /// state)`, put aside when the last step began, so that taking it back leaves the next
     /// step's quiet pass what the last one had (only for the last step: one taken back after
     /// it leaves the next step without a quiet pass, as before). Its step is `NONE` while it
-    /// only keeps lists to be reused.
+    /// only keeps lists to be reused. (A persisting set the first journaled step dissolved is not
+    /// put back, so after an undo of that step its former members are derived again at the next;
+    /// with the journal kept from the first step, as the Game API keeps it, there is no set.)
     quiet_saved: Option<(u32, Box<level::QuietState>)>,
     /// The lists of the last step taken back, emptied: the next step writes its journal into
     /// them (a search that tries move after move grows no new ones).
@@ -324,6 +326,8 @@ impl Timeline {
         self.log_next = keep && self.open;
         self.log = None;
         self.deltas.clear();
+        self.quiet_saved = None;
+        self.journal_spare = Journal::default();
         if keep && !self.open {
             self.begin_journal();
         }
@@ -457,6 +461,7 @@ impl Timeline {
     /// will grow no more: a recorded game classified to its end). It may still grow afterwards.
     pub fn shrink_to_fit(&mut self) {
         self.strukt.shrink_to_fit();
+        self.journal_spare = Journal::default();
         for lv in &mut self.levels {
             lv.shrink_to_fit();
         }
