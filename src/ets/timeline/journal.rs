@@ -67,18 +67,15 @@ pub(crate) struct StepLog {
     pub sizes: SmallVec<[LevelSizes; 4]>,
     /// Per level: the elements due to end at the step.
     pub due: SmallVec<[Vec<ElementId>; 4]>,
-    pub entries: Vec<Entry>,
-    /// The elements' states the entries name.
-    pub snaps: Vec<ElemSnap>,
+    /// The changes, and the elements' states they name.
+    pub journal: Journal,
 }
 
 impl StepLog {
     /// Heap bytes held (the entries, the elements' states they keep, the sizes and due lists).
     pub fn heap_bytes(&self) -> usize {
         let spilled = |n: usize| if n > 4 { n } else { 0 };
-        self.entries.capacity() * std::mem::size_of::<Entry>()
-            + self.snaps.capacity() * std::mem::size_of::<ElemSnap>()
-            + self.snaps.iter().map(ElemSnap::heap_bytes).sum::<usize>()
+        self.journal.heap_bytes()
             + spilled(self.sizes.capacity()) * std::mem::size_of::<LevelSizes>()
             + spilled(self.due.capacity()) * std::mem::size_of::<Vec<ElementId>>()
             + self.due.iter().map(|d| d.capacity() * 4).sum::<usize>()

@@ -657,8 +657,7 @@ impl Timeline {
             self.level_n_step(n, t, keep.then_some(&mut journal));
         }
         if let (Some(mut l), Some(all)) = (log, self.log.as_mut()) {
-            l.entries = journal.entries;
-            l.snaps = journal.snaps;
+            l.journal = journal;
             all.push(Arc::new(l));
             self.deltas
                 .push(self.levels.iter().map(|lv| lv.delta.clone()).collect());
@@ -1028,8 +1027,8 @@ impl Timeline {
             lv.memo.forget_from(undone);
         }
         let mut l = l;
-        let snaps = std::mem::take(&mut l.snaps);
-        let mut entries = std::mem::take(&mut l.entries);
+        let mut journal = std::mem::take(&mut l.journal);
+        let Journal { entries, snaps } = &mut journal;
         for e in entries.drain(..).rev() {
             match e {
                 Entry::Elem(n, el, i) => self.levels[n as usize].restore(el, &snaps[i as usize]),
@@ -1048,9 +1047,8 @@ impl Timeline {
                 Entry::Changed(n, x, old) => self.levels[n as usize].memo.restore_mark(x, old),
             }
         }
-        let mut snaps = snaps;
         snaps.clear();
-        self.journal_spare = Journal { entries, snaps };
+        self.journal_spare = journal;
         for (k, (sz, due)) in l.sizes.iter().zip(l.due).enumerate() {
             let lv = &mut self.levels[k];
             // Only the levels above 0 keep the matches they found (level 0's are anchored once,
