@@ -4,6 +4,38 @@
 //! which would leave up to half of each unused and hold the old and the new table at once while
 //! copying. Small ones (under [`SMALL`] bytes) double, so that they are not copied over and
 //! over on their way there.
+//!
+//! Per-node lists of ids ([`Lists`]) are copied a slice at a time when a timeline is copied (a
+//! fork's first move), not an id at a time.
+
+use smallvec::SmallVec;
+
+/// A table of short lists of plain ids (per node: the matches or elements holding it), most
+/// held inline. A copy copies each list as one slice (`SmallVec`'s own `Clone` pushes its items
+/// one by one).
+#[derive(Debug, Default)]
+pub(crate) struct Lists<T: Copy, const N: usize>(pub Vec<SmallVec<[T; N]>>);
+
+impl<T: Copy, const N: usize> Clone for Lists<T, N> {
+    fn clone(&self) -> Self {
+        Lists(self.0.iter().map(|v| SmallVec::from_slice(v)).collect())
+    }
+}
+
+impl<T: Copy, const N: usize> std::ops::Deref for Lists<T, N> {
+    type Target = Vec<SmallVec<[T; N]>>;
+    #[inline(always)]
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl<T: Copy, const N: usize> std::ops::DerefMut for Lists<T, N> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
 
 /// Room for `extra` more items in `v`: when it is full, its capacity doubles while the table is
 /// under [`SMALL`] bytes, and grows by a quarter after that (at least `extra`, at least 16).
@@ -33,7 +65,23 @@ pub(crate) const SMALL: usize = 1 << 20;
 
 #[cfg(test)]
 mod tests {
-    use super::{SMALL, grow};
+    use super::{Lists, SMALL, grow};
+
+    /// A copy of per-node lists holds the same ids in the same lists, inline or spilled, and is
+    /// independent of the original.
+    #[test]
+    fn lists_copy_as_they_are() {
+        let mut a: Lists<u32, 2> = Lists::default();
+        for k in 0..50u32 {
+            a.push((0..k % 5).map(|i| k * 10 + i).collect());
+        }
+        let mut b = a.clone();
+        let as_vecs = |l: &Lists<u32, 2>| l.iter().map(|v| v.to_vec()).collect::<Vec<_>>();
+        assert_eq!(as_vecs(&a), as_vecs(&b));
+        assert!(a.iter().zip(b.iter()).all(|(x, y)| x.spilled() == y.spilled()));
+        b[3].push(7);
+        assert_ne!(a[3], b[3]);
+    }
 
     #[test]
     fn growth_doubles_small_tables_and_leaves_large_ones_a_quarter_unused() {

@@ -43,7 +43,7 @@ impl Clone for Bucket {
         Bucket {
             constraint: self.constraint,
             dead: AtomicU32::new(self.dead.load(Relaxed)),
-            links: self.links.clone(),
+            links: SmallVec::from_slice(&self.links),
         }
     }
 }

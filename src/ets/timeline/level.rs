@@ -23,7 +23,7 @@
 //! Each application records the step it was made at (the formative history of §5.1.1).
 
 use crate::ets::growth::grow;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use super::classes::{ClassTable, RECORDED};
@@ -386,7 +386,7 @@ pub struct Level {
     pub(crate) node_holders: NodeHolders,
     /// Per node: the stillborn elements of earlier steps that held it (only a rebirth reads them,
     /// so level 0 keeps none).
-    pub(crate) node_stillborn: Vec<SmallVec<[ElementId; 2]>>,
+    pub(crate) node_stillborn: crate::ets::growth::Lists<ElementId, 2>,
     /// The nodes whose `node_stillborn` list grew, in order (undo pops them).
     pub(crate) still_log: Vec<NodeId>,
     /// Levels n ≥ 1: the stillborn elements of earlier steps that applied start sets, in element
@@ -399,13 +399,13 @@ pub struct Level {
     /// checked covered again at their turn.
     covered_early: Vec<(MatchId, u16)>,
     /// Level n ≥ 1: per node, the matches holding it (any position).
-    pub(crate) index: Vec<SmallVec<[MatchId; 4]>>,
+    pub(crate) index: crate::ets::growth::Lists<MatchId, 4>,
     /// Number of nodes before the current step (level n: its host's; level 0: the struct's).
     pub(crate) node_holders_before: usize,
     /// Level n ≥ 1: the level-n struct over time.
     pub(crate) host: LevelHost,
     /// Level n ≥ 1: matches already found, so that none is stored twice.
-    pub(crate) seen: FxHashSet<(u32, SmallVec<[NodeId; 6]>)>,
+    pub(crate) seen: super::store::MatchSet,
     /// Level n ≥ 1, scratch of a step's search for new matches (`derive_n`): each found, and the
     /// nodes of all of them.
     pub(crate) found: (Vec<Found>, Vec<NodeId>),
@@ -542,15 +542,15 @@ impl Level {
             store: MatchStore::default(),
             elems: Vec::new(),
             node_holders: NodeHolders::default(),
-            node_stillborn: Vec::new(),
+            node_stillborn: Default::default(),
             still_log: Vec::new(),
             still_starts: Vec::new(),
             still_apps: Vec::new(),
             covered_early: Vec::new(),
-            index: Vec::new(),
+            index: Default::default(),
             node_holders_before: 0,
             host: LevelHost::default(),
-            seen: FxHashSet::default(),
+            seen: super::store::MatchSet::default(),
             found: (Vec::new(), Vec::new()),
             replay: ReplayScratch::default(),
             above: Vec::new(),
@@ -697,6 +697,7 @@ impl Level {
         self.node_holders.shrink_to_fit();
         self.node_stillborn.shrink_to_fit();
         self.index.shrink_to_fit();
+        self.seen.shrink_to_fit(&self.store);
         self.above.shrink_to_fit();
         self.around = Vec::new();
         self.pend = Vec::new();
@@ -758,6 +759,7 @@ impl Level {
                 + self.still_apps.capacity() * 4
                 + (self.offered.capacity() + self.dead_mark.capacity()) * 4,
             index: spill(&self.index)
+                + self.seen.heap_bytes()
                 + self.seed.0.capacity() * 4
                 + self.seed.1.capacity() * 8
                 + self.gone.capacity() * 4,
@@ -784,8 +786,9 @@ pub struct LevelMemory {
     /// Per node, the stillborn elements that held it (read by rebirths), and their undo log;
     /// a rebirth's marks (per match and per element).
     pub stillborn: usize,
-    /// Level n ≥ 1: per node, the matches holding it; level 0: the last step's seed index (per
-    /// primitive of the step, the matches of the step holding it at a seed position).
+    /// Level n ≥ 1: per node, the matches holding it, and the set of the matches found (so that
+    /// none is stored twice); level 0: the last step's seed index (per primitive of the step, the
+    /// matches of the step holding it at a seed position).
     pub index: usize,
     /// Level n ≥ 1: the level-n struct (its nodes, links and their indices).
     pub host: usize,

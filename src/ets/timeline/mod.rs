@@ -1055,11 +1055,7 @@ impl Timeline {
             // at the primitive they end with), so only they have any to forget.
             if k > 0 {
                 for m in sz.matches..lv.store.len() {
-                    let key = (
-                        lv.store.constraint(m as MatchId).0,
-                        lv.store.nodes(m as MatchId).collect(),
-                    );
-                    lv.seen.remove(&key);
+                    lv.seen.remove(&lv.store, m as MatchId);
                 }
             }
             lv.store.truncate(sz.matches, sz.pairs, sz.multi);
@@ -1619,10 +1615,9 @@ fn derive_n(
     }
     for &(_, c, i, k) in &found {
         let nodes = &found_nodes[i as usize..(i + k) as usize];
-        if !lv.seen.insert((c.0, SmallVec::from_slice(nodes))) {
+        let Some(m) = lv.seen.add_new(&mut lv.store, c, nodes, t) else {
             continue;
-        }
-        let m = lv.store.push(c, nodes, t);
+        };
         lv.note_match(m);
         lv.memo.changed(nodes, t, &mut journal, n as u8);
         for &x in nodes {

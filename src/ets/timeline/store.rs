@@ -183,7 +183,7 @@ pub(crate) struct MatchStore {
     holder: Vec<u32>,
     /// Pairs of holders; never changed once made (a third holder makes a list).
     pairs: Vec<[ElementId; 2]>,
-    multi: Vec<SmallVec<[ElementId; 4]>>,
+    multi: crate::ets::growth::Lists<ElementId, 4>,
 }
 
 impl MatchStore {
@@ -658,6 +658,89 @@ impl MatchStore {
     }
 }
 
+/// A set of matches of one store, each known by its constraint and nodes (level n ≥ 1: the
+/// matches found so far, so that none is stored twice). Only match ids are kept; the key of each
+/// is read from the store, so the set costs four bytes a match (beside the table's control
+/// bytes) and a copy of it is one copy of its table.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct MatchSet(hashbrown::HashTable<MatchId>);
+
+impl MatchSet {
+    /// The hash of a match's key.
+    fn hash(c: ConstraintId, nodes: impl Iterator<Item = NodeId>) -> u64 {
+        use std::hash::Hasher;
+        let mut h = rustc_hash::FxHasher::default();
+        h.write_u32(c.0);
+        for x in nodes {
+            h.write_u32(x);
+        }
+        h.finish()
+    }
+
+    /// Whether a match of `store` in the set has constraint `c` and nodes `nodes`.
+    #[cfg(test)]
+    pub(crate) fn contains(&self, store: &MatchStore, c: ConstraintId, nodes: &[NodeId]) -> bool {
+        let h = Self::hash(c, nodes.iter().copied());
+        self.0
+            .find(h, |&m| {
+                store.constraint(m) == c && store.nodes(m).eq(nodes.iter().copied())
+            })
+            .is_some()
+    }
+
+    /// Unless a match of `store` in the set has constraint `c` and nodes `nodes`, stores one in
+    /// `store` (at step `t`) and adds it: its id, or `None` when the set held one already.
+    pub(crate) fn add_new(
+        &mut self,
+        store: &mut MatchStore,
+        c: ConstraintId,
+        nodes: &[NodeId],
+        t: u32,
+    ) -> Option<MatchId> {
+        let h = Self::hash(c, nodes.iter().copied());
+        let entry = {
+            let s = &*store;
+            self.0.entry(
+                h,
+                |&m| s.constraint(m) == c && s.nodes(m).eq(nodes.iter().copied()),
+                |&x| Self::hash(s.constraint(x), s.nodes(x)),
+            )
+        };
+        match entry {
+            hashbrown::hash_table::Entry::Occupied(_) => None,
+            hashbrown::hash_table::Entry::Vacant(v) => {
+                let m = store.push(c, nodes, t);
+                v.insert(m);
+                Some(m)
+            }
+        }
+    }
+
+    /// Removes match `m` of `store`, if the set holds it (before the store forgets it).
+    pub(crate) fn remove(&mut self, store: &MatchStore, m: MatchId) {
+        let h = Self::hash(store.constraint(m), store.nodes(m));
+        if let Ok(e) = self.0.find_entry(h, |&x| x == m) {
+            e.remove();
+        }
+    }
+
+    /// Heap bytes held (the table's slots and control bytes).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let buckets = if self.0.capacity() == 0 {
+            0
+        } else {
+            (self.0.capacity() * 8 / 7).next_power_of_two()
+        };
+        buckets * (std::mem::size_of::<MatchId>() + 1)
+    }
+
+    /// Drops spare room.
+    pub(crate) fn shrink_to_fit(&mut self, store: &MatchStore) {
+        self.0
+            .shrink_to_fit(|&x| Self::hash(store.constraint(x), store.nodes(x)));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -676,6 +759,65 @@ mod tests {
     }
 
     proptest! {
+        /// The set of matches found answers as a set of their keys (constraint, nodes) does, while
+        /// matches are pushed when new, and after the latest are taken back (as an undo does:
+        /// removed from the set, then truncated from the store) and others pushed again; a copy
+        /// made before the undo still answers for what it had.
+        #[test]
+        fn match_set_answers_as_a_set_of_keys(
+            found in prop::collection::vec((0u32..4, nodes()), 0..300),
+            cut in 0usize..300,
+            then in prop::collection::vec((0u32..4, nodes()), 0..100),
+        ) {
+            let mut s = MatchStore::default();
+            let mut set = MatchSet::default();
+            let mut keys = std::collections::HashSet::default();
+            let mut kept: Vec<(u32, Vec<NodeId>)> = Vec::new();
+            type Keys = std::collections::HashSet<(u32, Vec<NodeId>)>;
+            // One match found: stored and added when new, as the level does.
+            fn find(
+                s: &mut MatchStore,
+                set: &mut MatchSet,
+                keys: &mut Keys,
+                kept: &mut Vec<(u32, Vec<NodeId>)>,
+                c: u32,
+                ns: &[NodeId],
+            ) -> Result<(), TestCaseError> {
+                let known = set.contains(s, ConstraintId(c), ns);
+                prop_assert_eq!(known, keys.contains(&(c, ns.to_vec())));
+                let len = s.len();
+                let added = set.add_new(s, ConstraintId(c), ns, 0);
+                prop_assert_eq!(added, (!known).then_some(len as MatchId));
+                prop_assert_eq!(s.len(), len + usize::from(!known));
+                if !known {
+                    prop_assert!(s.nodes(len as MatchId).eq(ns.iter().copied()));
+                    keys.insert((c, ns.to_vec()));
+                    kept.push((c, ns.to_vec()));
+                }
+                Ok(())
+            }
+            for (c, ns) in &found {
+                find(&mut s, &mut set, &mut keys, &mut kept, *c, ns)?;
+            }
+            let (copy, copy_store, copy_keys) = (set.clone(), s.clone(), keys.clone());
+            let cut = cut.min(s.len());
+            for m in cut..s.len() {
+                set.remove(&s, m as MatchId);
+            }
+            s.truncate(cut, 0, 0);
+            for k in kept.drain(cut..) {
+                keys.remove(&k);
+            }
+            set.shrink_to_fit(&s);
+            for (c, ns) in &then {
+                find(&mut s, &mut set, &mut keys, &mut kept, *c, ns)?;
+            }
+            for (c, ns) in found.iter().chain(&then) {
+                prop_assert_eq!(set.contains(&s, ConstraintId(*c), ns), keys.contains(&(*c, ns.clone())));
+                prop_assert_eq!(copy.contains(&copy_store, ConstraintId(*c), ns), copy_keys.contains(&(*c, ns.clone())));
+            }
+        }
+
         /// The images copied at once are stored as pushing them one at a time stores them: the
         /// same blocks, bases, offsets, matches kept whole and steps formed, and the same least
         /// node.
