@@ -64,7 +64,7 @@ fn the_timeline_accounts_for_the_memory_it_holds() {
     let m = tl.memory();
     assert_eq!(
         tl.heap_bytes(),
-        m.strukt + m.anchors + m.levels.iter().map(|l| l.total()).sum::<usize>()
+        m.strukt + m.anchors + m.levels.iter().map(|l| l.total()).sum::<usize>() + m.compiled
     );
     let claimed = tl.heap_bytes() + g.front_end_heap_bytes();
     assert_eq!(m.levels.len(), 3, "levels 0-2");
@@ -88,7 +88,13 @@ fn the_timeline_accounts_for_the_memory_it_holds() {
     // undo) at move 120: the journal and the deltas are accounted for as well.
     let before = LIVE.load(Ordering::SeqCst);
     let first = &r.positions[0];
-    let mut g = GoTimeline::new(setting, (first.cols(), first.rows()), RecordOptions::default(), Some(2)).unwrap();
+    let mut g = GoTimeline::new(
+        setting.clone(),
+        (first.cols(), first.rows()),
+        RecordOptions::default(),
+        Some(2),
+    )
+    .unwrap();
     g.keep_journal(true);
     for (b, m) in r.positions.iter().zip(&last).take(121) {
         g.push(b, *m).unwrap();
@@ -106,4 +112,56 @@ fn the_timeline_accounts_for_the_memory_it_holds() {
         claimed as f64 >= 0.95 * held as f64,
         "claimed {claimed} of {held} bytes held with a journal: a large table is not accounted for"
     );
+    drop(g);
+
+    // What is compiled from the setting once per timeline (class tables, plans) is counted
+    // too: it is the larger part of a short record's, and all of an empty timeline's.
+    let before = LIVE.load(Ordering::SeqCst);
+    let g = GoTimeline::new(setting.clone(), (19, 19), RecordOptions::default(), Some(2)).unwrap();
+    let held = LIVE.load(Ordering::SeqCst) - before;
+    let m = g.timeline().memory();
+    let claimed = g.timeline().heap_bytes() + g.front_end_heap_bytes();
+    assert!(m.compiled > held / 2, "compiled {} of {held} bytes held", m.compiled);
+    assert!(
+        claimed <= held && claimed as f64 >= 0.95 * held as f64,
+        "an empty timeline: claimed {claimed} of {held} bytes held"
+    );
+    drop(g);
+
+    // Every shipped record, short 9x9 games and old files among them, classified whole.
+    let mut files = Vec::new();
+    for dir in ["9x9", "alphago", "collections", "legacy", "tom-9d"] {
+        for entry in std::fs::read_dir(format!("tests/data/games/{dir}")).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|x| x == "sgf") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() >= 20, "the shipped records: {}", files.len());
+    for path in &files {
+        let Ok(r) = Sgf::parse_bytes(std::fs::read(path).unwrap())
+            .map_err(|e| e.to_string())
+            .and_then(|s| Replay::from_sgf(&s, 0, &[]).map_err(|e| e.to_string()))
+        else {
+            continue;
+        };
+        let last: Vec<Option<Point>> = std::iter::once(None).chain(r.moves.iter().map(|m| m.point)).collect();
+        let before = LIVE.load(Ordering::SeqCst);
+        let g = classify_game(setting.clone(), &r.positions, &last, RecordOptions::default(), Some(2)).unwrap();
+        let held = LIVE.load(Ordering::SeqCst) - before;
+        let claimed = g.timeline().heap_bytes() + g.front_end_heap_bytes();
+        assert!(
+            claimed <= held,
+            "{}: claimed {claimed} of {held} bytes held",
+            path.display()
+        );
+        assert!(
+            claimed as f64 >= 0.95 * held as f64,
+            "{}: claimed {claimed} of {held} bytes held ({} moves)",
+            path.display(),
+            r.moves.len()
+        );
+    }
 }

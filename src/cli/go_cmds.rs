@@ -493,6 +493,7 @@ fn bench_classify(a: &BenchArgs, file: &Path) -> miette::Result<ExitCode> {
         }
         parts.pop();
     }
+    parts += &format!("; compiled from the setting {:.1}", per(b.memory.compiled));
     println!(
         "  the whole timeline's bytes per primitive, part by part: {parts}; beside it, the sensor's record of each primitive {:.1}",
         b.front_end_bytes_per_primitive

@@ -166,6 +166,19 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Heap bytes held by the compiled plan (its steps and their lists).
+    pub fn heap_bytes(&self) -> usize {
+        let small = |v: &SmallVec<[u16; 4]>| if v.spilled() { v.capacity() * 2 } else { 0 };
+        small(&self.seeded)
+            + small(&self.seed_checks)
+            + self.steps.capacity() * std::mem::size_of::<PlanStep>()
+            + self
+                .steps
+                .iter()
+                .map(|st| small(&st.checks) + small(&st.same_type))
+                .sum::<usize>()
+    }
+
     /// Compiles the search order of `pattern` when variables `seeded` are bound first. `host`
     /// orders the variables that no link reaches (fewest nodes of their type first).
     pub fn compile<H: Host + ?Sized>(pattern: &Pattern, seeded: &[usize], host: &H) -> Plan {

@@ -5,6 +5,7 @@
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
+use crate::ets::growth::{map_bytes, small_bytes, vec_bytes};
 use crate::ets::ids::{ClassId, ConstraintId};
 use crate::ets::setting::Setting;
 
@@ -54,6 +55,26 @@ pub(crate) struct ClassRt {
 }
 
 impl ClassRt {
+    /// Heap bytes held: the class's automaton and its per-state and per-constraint tables.
+    pub fn heap_bytes(&self) -> usize {
+        fn nested<T>(v: &Vec<Vec<T>>) -> usize {
+            vec_bytes(v) + v.iter().map(vec_bytes).sum::<usize>()
+        }
+        vec_bytes(&self.accept)
+            + vec_bytes(&self.terminal)
+            + nested(&self.trans)
+            + map_bytes::<(ConstraintId, u16)>(self.local.capacity())
+            + vec_bytes(&self.local_dense)
+            + nested(&self.moves)
+            + self.moves.iter().flatten().map(small_bytes).sum::<usize>()
+            + nested(&self.usable_later)
+            + vec_bytes(&self.start_sets)
+            + self.start_sets.iter().map(small_bytes).sum::<usize>()
+            + vec_bytes(&self.recorded)
+            + vec_bytes(&self.ends)
+            + nested(&self.ends_at_once)
+    }
+
     fn new(setting: &Setting, class: ClassId) -> Self {
         let cls = setting.class(class);
         let dfa = cls.dfa();
@@ -369,5 +390,27 @@ impl ClassTable {
     #[inline]
     pub fn part(&self, c: ConstraintId) -> &ContextPart {
         self.parts[c.0 as usize].as_ref().expect("a constraint of the level")
+    }
+
+    /// Heap bytes held: the compiled classes and every per-constraint table.
+    pub fn heap_bytes(&self) -> usize {
+        let lists = |v: &Vec<SmallVec<[u16; 4]>>| vec_bytes(v) + v.iter().map(small_bytes).sum::<usize>();
+        vec_bytes(&self.classes)
+            + self.classes.iter().map(ClassRt::heap_bytes).sum::<usize>()
+            + lists(&self.users)
+            + lists(&self.recorders)
+            + lists(&self.starters)
+            + self.starter_bits.as_ref().map_or(0, vec_bytes)
+            + vec_bytes(&self.sole_starter)
+            + vec_bytes(&self.seed_mask)
+            + vec_bytes(&self.parts)
+            + self
+                .parts
+                .iter()
+                .flatten()
+                .map(|p| small_bytes(&p.context))
+                .sum::<usize>()
+            + vec_bytes(&self.constraints)
+            + vec_bytes(&self.user_bits)
     }
 }

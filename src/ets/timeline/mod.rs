@@ -54,6 +54,7 @@ use journal::{Entry, Journal, LevelSizes, StepLog};
 use level::{StepCtx, StepSeeds};
 
 use super::error::StructError;
+use super::growth::{small_bytes, vec_bytes};
 use super::ids::{ConstraintId, ElementId, MatchId, NONE, NodeId};
 use super::matching::{Host, LinkLabel, Plan, PlanScratch};
 use super::primitive::PrimitiveKind;
@@ -132,7 +133,26 @@ struct PlansN {
     by_link: Vec<Vec<(ConstraintId, Plan, [u32; 2])>>,
 }
 
+impl Plan0 {
+    /// Heap bytes held by the plan and its list of needs.
+    fn heap_bytes(&self) -> usize {
+        self.plan.heap_bytes() + small_bytes(&self.needs)
+    }
+}
+
 impl PlansN {
+    /// Heap bytes held by the plans and their per-kind and per-link tables.
+    fn heap_bytes(&self) -> usize {
+        vec_bytes(&self.by_kind)
+            + (self.by_kind.iter())
+                .map(|v| vec_bytes(v) + v.iter().map(|(_, p)| p.heap_bytes()).sum::<usize>())
+                .sum::<usize>()
+            + vec_bytes(&self.by_link)
+            + (self.by_link.iter())
+                .map(|v| vec_bytes(v) + v.iter().map(|(_, p, _)| p.heap_bytes()).sum::<usize>())
+                .sum::<usize>()
+    }
+
     /// The plans of level `lv` (n ≥ 1).
     fn compile(setting: &Setting, lv: &Level) -> Self {
         let mut pn = PlansN {
@@ -182,6 +202,10 @@ pub struct TimelineMemory {
     pub journal: usize,
     /// Each level's parts, from level 0 up.
     pub levels: Vec<LevelMemory>,
+    /// What is compiled once from the setting when the timeline is made: each level's class
+    /// table (its classes' automata and per-constraint tables) and the plans of the matcher.
+    /// Shared by a timeline's forks; it does not grow with the struct.
+    pub compiled: usize,
 }
 
 /// A struct growing step by step, classified at every level as it grows.
@@ -471,7 +495,7 @@ impl Timeline {
     /// of [`Timeline::memory`]).
     pub fn heap_bytes(&self) -> usize {
         let m = self.memory();
-        m.strukt + m.anchors + m.journal + m.levels.iter().map(LevelMemory::total).sum::<usize>()
+        m.strukt + m.anchors + m.journal + m.levels.iter().map(LevelMemory::total).sum::<usize>() + m.compiled
     }
 
     /// Heap bytes held, part by part: where the memory of a timeline goes. (What a fork shares
@@ -500,6 +524,15 @@ impl Timeline {
                     .map_or(0, |(_, st)| std::mem::size_of::<level::QuietState>() + st.heap_bytes())
                 + self.journal_spare.heap_bytes(),
             levels: self.levels.iter().map(Level::memory).collect(),
+            compiled: vec_bytes(&self.plans0)
+                + (self.plans0.iter())
+                    .map(|v| vec_bytes(v) + v.iter().map(Plan0::heap_bytes).sum::<usize>())
+                    .sum::<usize>()
+                + vec_bytes(&self.plans_n)
+                + self.plans_n.iter().map(PlansN::heap_bytes).sum::<usize>()
+                + (self.levels.iter())
+                    .map(|lv| std::mem::size_of::<ClassTable>() + lv.table.heap_bytes())
+                    .sum::<usize>(),
         }
     }
 
