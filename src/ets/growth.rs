@@ -69,6 +69,11 @@ pub(crate) fn vec_bytes<T>(v: &Vec<T>) -> usize {
     v.capacity() * size_of::<T>()
 }
 
+/// Heap bytes of an `Arc<T>`'s allocation: its two counters and the value.
+pub(crate) const fn arc_bytes<T>() -> usize {
+    2 * size_of::<usize>() + size_of::<T>()
+}
+
 /// Heap bytes of a `SmallVec`: its buffer once spilled, none while its items are inline.
 #[inline]
 pub(crate) fn small_bytes<A: smallvec::Array>(v: &SmallVec<A>) -> usize {
@@ -77,17 +82,6 @@ pub(crate) fn small_bytes<A: smallvec::Array>(v: &SmallVec<A>) -> usize {
     } else {
         0
     }
-}
-
-/// Heap bytes of a standard hash map of `capacity` (as `HashMap::capacity` reports it) with
-/// entries of type `E`: its buckets (a power of two, at most 7/8 of them usable from 8 on),
-/// an entry and a control byte each, and a group of control bytes past the end.
-pub(crate) fn map_bytes<E>(capacity: usize) -> usize {
-    if capacity == 0 {
-        return 0;
-    }
-    let buckets = if capacity < 8 { capacity + 1 } else { capacity / 7 * 8 };
-    buckets * (size_of::<E>() + 1) + 16
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@
 use smallvec::SmallVec;
 use std::ops::ControlFlow;
 
+use super::growth::{small_bytes, vec_bytes};
 use super::ids::{ConstraintId, NodeId};
 
 /// The label of a link: a primal process between two sites (level 0), or a class element link
@@ -167,16 +168,12 @@ pub struct Plan {
 
 impl Plan {
     /// Heap bytes held by the compiled plan (its steps and their lists).
-    pub fn heap_bytes(&self) -> usize {
-        let small = |v: &SmallVec<[u16; 4]>| if v.spilled() { v.capacity() * 2 } else { 0 };
-        small(&self.seeded)
-            + small(&self.seed_checks)
-            + self.steps.capacity() * std::mem::size_of::<PlanStep>()
-            + self
-                .steps
-                .iter()
-                .map(|st| small(&st.checks) + small(&st.same_type))
-                .sum::<usize>()
+    pub(crate) fn heap_bytes(&self) -> usize {
+        let steps = self
+            .steps
+            .iter()
+            .map(|st| small_bytes(&st.checks) + small_bytes(&st.same_type));
+        small_bytes(&self.seeded) + small_bytes(&self.seed_checks) + vec_bytes(&self.steps) + steps.sum::<usize>()
     }
 
     /// Compiles the search order of `pattern` when variables `seeded` are bound first. `host`

@@ -5,7 +5,7 @@
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
-use crate::ets::growth::{map_bytes, small_bytes, vec_bytes};
+use crate::ets::growth::{small_bytes, vec_bytes};
 use crate::ets::ids::{ClassId, ConstraintId};
 use crate::ets::setting::Setting;
 
@@ -24,9 +24,8 @@ pub(crate) struct ClassRt {
     pub terminal: Vec<bool>,
     /// Per state: transitions `(set, target)`.
     pub trans: Vec<Vec<(u8, u32)>>,
-    /// Constraint → local index (the constraints the class uses in a set or records).
-    pub local: FxHashMap<ConstraintId, u16>,
-    /// The same, dense: per constraint id, the local index (`u16::MAX`: not used).
+    /// Per constraint id, the local index of the constraints the class uses in a set or records
+    /// (`u16::MAX`: not used).
     local_dense: Vec<u16>,
     /// How many of the local constraints the class uses in a set: they come first, those it
     /// only records after them.
@@ -63,7 +62,6 @@ impl ClassRt {
         vec_bytes(&self.accept)
             + vec_bytes(&self.terminal)
             + nested(&self.trans)
-            + map_bytes::<(ConstraintId, u16)>(self.local.capacity())
             + vec_bytes(&self.local_dense)
             + nested(&self.moves)
             + self.moves.iter().flatten().map(small_bytes).sum::<usize>()
@@ -183,7 +181,6 @@ impl ClassRt {
             accept: (0..nq as u32).map(|q| dfa.accepts(q)).collect(),
             terminal: trans.iter().map(|r| r.is_empty()).collect(),
             trans,
-            local,
             moves,
             usable_later,
             start_sets,
@@ -305,7 +302,7 @@ impl ClassTable {
             let cls = setting.class(cr.class);
             for c in cls.constraints() {
                 users[c.0 as usize].push(k as u16);
-                if !cr.start_sets[cr.local[&c] as usize].is_empty() {
+                if !cr.start_sets[cr.local_of(c).expect("a class's own constraint")].is_empty() {
                     starters[c.0 as usize].push(k as u16);
                 }
                 constraints.push(c);

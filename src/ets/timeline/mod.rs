@@ -54,7 +54,7 @@ use journal::{Entry, Journal, LevelSizes, StepLog};
 use level::{StepCtx, StepSeeds};
 
 use super::error::StructError;
-use super::growth::{small_bytes, vec_bytes};
+use super::growth::{arc_bytes, small_bytes, vec_bytes};
 use super::ids::{ConstraintId, ElementId, MatchId, NONE, NodeId};
 use super::matching::{Host, LinkLabel, Plan, PlanScratch};
 use super::primitive::PrimitiveKind;
@@ -143,14 +143,15 @@ impl Plan0 {
 impl PlansN {
     /// Heap bytes held by the plans and their per-kind and per-link tables.
     fn heap_bytes(&self) -> usize {
-        vec_bytes(&self.by_kind)
-            + (self.by_kind.iter())
-                .map(|v| vec_bytes(v) + v.iter().map(|(_, p)| p.heap_bytes()).sum::<usize>())
-                .sum::<usize>()
-            + vec_bytes(&self.by_link)
-            + (self.by_link.iter())
-                .map(|v| vec_bytes(v) + v.iter().map(|(_, p, _)| p.heap_bytes()).sum::<usize>())
-                .sum::<usize>()
+        let by_kind = self
+            .by_kind
+            .iter()
+            .map(|v| vec_bytes(v) + v.iter().map(|(_, p)| p.heap_bytes()).sum::<usize>());
+        let by_link = self
+            .by_link
+            .iter()
+            .map(|v| vec_bytes(v) + v.iter().map(|(_, p, _)| p.heap_bytes()).sum::<usize>());
+        vec_bytes(&self.by_kind) + by_kind.sum::<usize>() + vec_bytes(&self.by_link) + by_link.sum::<usize>()
     }
 
     /// The plans of level `lv` (n ≥ 1).
@@ -491,8 +492,9 @@ impl Timeline {
         }
     }
 
-    /// Heap bytes held: the struct, and each level's matches, elements and indices (the sum
-    /// of [`Timeline::memory`]).
+    /// Heap bytes held: the struct, level 0's anchors, the journal, each level's matches,
+    /// elements and indices, and what was compiled from the setting (the sum of
+    /// [`Timeline::memory`]).
     pub fn heap_bytes(&self) -> usize {
         let m = self.memory();
         m.strukt + m.anchors + m.journal + m.levels.iter().map(LevelMemory::total).sum::<usize>() + m.compiled
@@ -524,16 +526,28 @@ impl Timeline {
                     .map_or(0, |(_, st)| std::mem::size_of::<level::QuietState>() + st.heap_bytes())
                 + self.journal_spare.heap_bytes(),
             levels: self.levels.iter().map(Level::memory).collect(),
-            compiled: vec_bytes(&self.plans0)
-                + (self.plans0.iter())
-                    .map(|v| vec_bytes(v) + v.iter().map(Plan0::heap_bytes).sum::<usize>())
-                    .sum::<usize>()
-                + vec_bytes(&self.plans_n)
-                + self.plans_n.iter().map(PlansN::heap_bytes).sum::<usize>()
-                + (self.levels.iter())
-                    .map(|lv| std::mem::size_of::<ClassTable>() + lv.table.heap_bytes())
-                    .sum::<usize>(),
+            compiled: self.compiled_bytes(),
         }
+    }
+
+    /// Heap bytes of what was compiled from the setting when the timeline was made: the level-0
+    /// and level-n plans and each level's class table, each in its `Arc`'s allocation.
+    fn compiled_bytes(&self) -> usize {
+        let plans0 = self
+            .plans0
+            .iter()
+            .map(|v| vec_bytes(v) + v.iter().map(Plan0::heap_bytes).sum::<usize>());
+        let tables = self
+            .levels
+            .iter()
+            .map(|lv| arc_bytes::<ClassTable>() + lv.table.heap_bytes());
+        arc_bytes::<Vec<Vec<Plan0>>>()
+            + vec_bytes(&self.plans0)
+            + plans0.sum::<usize>()
+            + arc_bytes::<Vec<PlansN>>()
+            + vec_bytes(&self.plans_n)
+            + self.plans_n.iter().map(PlansN::heap_bytes).sum::<usize>()
+            + tables.sum::<usize>()
     }
 
     /// Begins a step; returns its number.
