@@ -84,6 +84,11 @@ pub(crate) fn small_bytes<A: smallvec::Array>(v: &SmallVec<A>) -> usize {
     }
 }
 
+/// Heap bytes of a table of short lists: its buffer and each list's, once spilled.
+pub(crate) fn lists_bytes<A: smallvec::Array>(v: &Vec<SmallVec<A>>) -> usize {
+    vec_bytes(v) + v.iter().map(small_bytes).sum::<usize>()
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Lists, SMALL, grow};

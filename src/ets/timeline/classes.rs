@@ -5,7 +5,7 @@
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
-use crate::ets::growth::{small_bytes, vec_bytes};
+use crate::ets::growth::{lists_bytes, small_bytes, vec_bytes};
 use crate::ets::ids::{ClassId, ConstraintId};
 use crate::ets::setting::Setting;
 
@@ -66,8 +66,7 @@ impl ClassRt {
             + nested(&self.moves)
             + self.moves.iter().flatten().map(small_bytes).sum::<usize>()
             + nested(&self.usable_later)
-            + vec_bytes(&self.start_sets)
-            + self.start_sets.iter().map(small_bytes).sum::<usize>()
+            + lists_bytes(&self.start_sets)
             + vec_bytes(&self.recorded)
             + vec_bytes(&self.ends)
             + nested(&self.ends_at_once)
@@ -391,12 +390,11 @@ impl ClassTable {
 
     /// Heap bytes held: the compiled classes and every per-constraint table.
     pub fn heap_bytes(&self) -> usize {
-        let lists = |v: &Vec<SmallVec<[u16; 4]>>| vec_bytes(v) + v.iter().map(small_bytes).sum::<usize>();
         vec_bytes(&self.classes)
             + self.classes.iter().map(ClassRt::heap_bytes).sum::<usize>()
-            + lists(&self.users)
-            + lists(&self.recorders)
-            + lists(&self.starters)
+            + lists_bytes(&self.users)
+            + lists_bytes(&self.recorders)
+            + lists_bytes(&self.starters)
             + self.starter_bits.as_ref().map_or(0, vec_bytes)
             + vec_bytes(&self.sole_starter)
             + vec_bytes(&self.seed_mask)

@@ -22,7 +22,7 @@
 //!
 //! Each application records the step it was made at (the formative history of §5.1.1).
 
-use crate::ets::growth::grow;
+use crate::ets::growth::{grow, lists_bytes};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
@@ -740,25 +740,18 @@ impl Level {
             + self.start_list.capacity() * std::mem::size_of::<(NodeId, u8, u32, MatchId, u16)>()
             + self.presence_stood.capacity() * 16
             + self.pers.heap_bytes();
-        fn spill<const N: usize>(v: &Vec<SmallVec<[u32; N]>>) -> usize {
-            v.capacity() * std::mem::size_of::<SmallVec<[u32; N]>>()
-                + v.iter()
-                    .filter(|s| s.spilled())
-                    .map(|s| s.capacity() * 4)
-                    .sum::<usize>()
-        }
         LevelMemory {
             matches: self.store.match_bytes(),
             match_holders: self.store.holder_bytes(),
             node_holders: self.node_holders.heap_bytes(),
             elements,
             element_lists,
-            stillborn: spill(&self.node_stillborn)
+            stillborn: lists_bytes(&self.node_stillborn.0)
                 + self.still_log.capacity() * 4
                 + self.still_starts.capacity() * 8
                 + self.still_apps.capacity() * 4
                 + (self.offered.capacity() + self.dead_mark.capacity()) * 4,
-            index: spill(&self.index)
+            index: lists_bytes(&self.index.0)
                 + self.seen.heap_bytes()
                 + self.seed.0.capacity() * 4
                 + self.seed.1.capacity() * 8

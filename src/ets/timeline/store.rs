@@ -10,7 +10,7 @@
 
 use smallvec::SmallVec;
 
-use crate::ets::growth::grow;
+use crate::ets::growth::{grow, lists_bytes};
 use crate::ets::ids::{ConstraintId, ElementId, MatchId, NONE, NodeId};
 
 /// A holder word: `NONE`, one element, `PAIR | index` of a pair of elements (most shared
@@ -646,15 +646,7 @@ impl MatchStore {
     }
     /// Heap bytes of the elements holding each match (a word per match, pairs, longer lists).
     pub fn holder_bytes(&self) -> usize {
-        self.holder.capacity() * 4
-            + self.pairs.capacity() * 8
-            + self.multi.capacity() * std::mem::size_of::<SmallVec<[ElementId; 4]>>()
-            + self
-                .multi
-                .iter()
-                .filter(|s| s.spilled())
-                .map(|s| s.capacity() * 4)
-                .sum::<usize>()
+        self.holder.capacity() * 4 + self.pairs.capacity() * 8 + lists_bytes(&self.multi.0)
     }
 }
 
