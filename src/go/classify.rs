@@ -873,4 +873,80 @@ mod tests {
         }
         assert!(persisted > 100_000, "{persisted} element steps persisted");
     }
+
+    /// The same with the journal kept, each position pushed, taken back and pushed again, and at
+    /// every seventh two positions taken back and pushed again: the set kept under a journal
+    /// (`docs/design-repeats.md`, "Measured (thirty-sixth session)") gives back at each undo
+    /// what it kept implicit, so the two routes agree after every push and every undo.
+    #[test]
+    fn persisting_elements_are_taken_back_with_their_steps() {
+        let st = Arc::new(embedded_setting().1.expect("the embedded setting"));
+        let path = "tests/data/games/tom-9d/2005-01-8557986.sgf";
+        let sgf = Sgf::parse_bytes(std::fs::read(path).expect("a shipped game")).expect("a record");
+        let r = Replay::from_sgf(&sgf, 0, &[]).expect("a game");
+        let last: Vec<_> = std::iter::once(None).chain(r.moves.iter().map(|m| m.point)).collect();
+        let new = |on: bool| {
+            let mut g =
+                GoTimeline::new(st.clone(), r.info.size, RecordOptions::default(), Some(0)).expect("a timeline");
+            g.persisting(on);
+            g.keep_journal(true);
+            g
+        };
+        let (mut visited, mut carried) = (new(false), new(true));
+        let mut persisted = 0;
+        let mut same = |a: &GoTimeline, c: &GoTimeline, at: &str| {
+            let (a, c) = (a.timeline().level(0), c.timeline().level(0));
+            assert_eq!(a.elements().len(), c.elements().len(), "{at}");
+            for e in 0..a.elements().len() as ElementId {
+                persisted += c.persists(e) as usize;
+                let (x, y) = (&a.elements()[e as usize], &c.elements()[e as usize]);
+                assert_eq!(a.written_out(e), c.written_out(e), "element {e} {at}");
+                assert_eq!(
+                    (
+                        x.state,
+                        x.open,
+                        x.ended,
+                        x.end_kind,
+                        x.complete_at,
+                        x.runs.len(),
+                        x.apps.len()
+                    ),
+                    (
+                        y.state,
+                        y.open,
+                        y.ended,
+                        y.end_kind,
+                        y.complete_at,
+                        y.runs.len(),
+                        y.apps.len()
+                    ),
+                    "element {e} {at}"
+                );
+            }
+        };
+        for (k, (b, m)) in r.positions.iter().zip(&last).enumerate() {
+            for g in [&mut visited, &mut carried] {
+                g.push(b, *m).expect("a position");
+            }
+            same(&visited, &carried, &format!("pushed {k}"));
+            let back = if k >= 2 && k % 7 == 0 { 2 } else { 1 };
+            if k + 1 < back {
+                continue;
+            }
+            for g in [&mut visited, &mut carried] {
+                for j in 0..back {
+                    g.undo(k.checked_sub(j + 1).map(|i| &r.positions[i])).expect("an undo");
+                }
+            }
+            same(&visited, &carried, &format!("taken back to {}", k + 1 - back));
+            let again = k + 1 - back..=k;
+            for (b, m) in r.positions[again.clone()].iter().zip(&last[again]) {
+                for g in [&mut visited, &mut carried] {
+                    g.push(b, *m).expect("a position");
+                }
+            }
+            same(&visited, &carried, &format!("pushed {k} again"));
+        }
+        assert!(persisted > 100_000, "{persisted} element steps persisted");
+    }
 }

@@ -5,6 +5,7 @@
 use smallvec::SmallVec;
 
 use super::level::ElemSnap;
+use super::persist::PersLog;
 use crate::ets::ids::{ElementId, MatchId, NodeId};
 
 /// One change to earlier data.
@@ -69,6 +70,8 @@ pub(crate) struct StepLog {
     pub due: SmallVec<[Vec<ElementId>; 4]>,
     /// The changes, and the elements' states they name.
     pub journal: Journal,
+    /// What the step changed of level 0's persisting set (when it was kept).
+    pub pers: Option<Box<PersLog>>,
 }
 
 impl StepLog {
@@ -76,6 +79,10 @@ impl StepLog {
     pub fn heap_bytes(&self) -> usize {
         let spilled = |n: usize| if n > 4 { n } else { 0 };
         self.journal.heap_bytes()
+            + self
+                .pers
+                .as_ref()
+                .map_or(0, |p| std::mem::size_of::<PersLog>() + p.heap_bytes())
             + spilled(self.sizes.capacity()) * std::mem::size_of::<LevelSizes>()
             + spilled(self.due.capacity()) * std::mem::size_of::<Vec<ElementId>>()
             + self.due.iter().map(|d| d.capacity() * 4).sum::<usize>()

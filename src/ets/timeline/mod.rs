@@ -705,6 +705,7 @@ impl Timeline {
         }
         if let (Some(mut l), Some(all)) = (log, self.log.as_mut()) {
             l.journal = journal;
+            l.pers = self.levels[0].pers.log.take();
             all.push(Arc::new(l));
             self.deltas
                 .push(self.levels.iter().map(|lv| lv.delta.clone()).collect());
@@ -1096,6 +1097,11 @@ impl Timeline {
         }
         snaps.clear();
         self.journal_spare = journal;
+        // The persisting set as the step before left it (its members were not touched).
+        if let Some(p) = l.pers.take() {
+            self.levels[0].persist_undo(&p);
+        }
+        self.levels[0].forget_start_bits();
         for (k, (sz, due)) in l.sizes.iter().zip(l.due).enumerate() {
             let lv = &mut self.levels[k];
             // Only the levels above 0 keep the matches they found (level 0's are anchored once,

@@ -18,8 +18,14 @@
 //!   run, its `last`, `rep_at` and `rep_len` are those of the step the set took its images at
 //!   (`Persisting::at`): [`Level::run_entry`] and [`Level::applied_at`] read them so, and
 //!   [`Level::materialize`] writes them out when it leaves (the first touch of an element does
-//!   it). It is not touched, so it is not in the journal (the set is kept only while no journal
-//!   is), nor in the next step's candidates; the delta lists it as extended (`finish_delta`).
+//!   it). It is not touched, so it is not in the journal's element entries, nor in the next
+//!   step's candidates; the delta lists it as extended (`finish_delta`).
+//! - **Under a journal.** A journaled step writes what it changes of the set and, without a
+//!   touch, of its members ([`PersLog`]: joiners, leavers with their fields before they were
+//!   written out, counts of open primitives before), and its undo gives it back
+//!   ([`Level::persist_undo`]) after the element entries, so the set is the one the step before
+//!   left. After steps taken back past the quiet state kept (`Timeline::undo` keeps one), the
+//!   next step writes the members out without visiting them, as the elements quiet then are not.
 //! - **Its holders.** A match of t−1 held only by persisting elements has its image held by
 //!   them, in the same order, and a primitive of t−1 so held its image likewise: the holder word
 //!   or slot is copied ([`Level::persist_bulk`]), with the open terminal sites the primitive
@@ -97,6 +103,40 @@ pub(crate) struct Persisting {
     pub(crate) start_prev: Vec<u64>,
     pub(crate) start_prev_at: (u32, u32),
     pub(crate) start_now_at: (u32, u32),
+    /// While a journaled step is under way: what it changed of the set and of its members, for
+    /// its undo ([`Level::persist_undo`]).
+    pub(crate) log: Option<Box<PersLog>>,
+}
+
+/// What one journaled step changed of the persisting set and, without touching them, of its
+/// members: what [`Level::persist_undo`] gives back, so that a step taken back leaves the set as
+/// the step before left it (`docs/design-repeats.md`, "Measured (thirty-sixth session)").
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PersLog {
+    /// The list, and the set's scalars, before the step.
+    list: Vec<ElementId>,
+    imgs: usize,
+    fresh: usize,
+    at: u32,
+    span: u32,
+    live: usize,
+    left_quiet: bool,
+    /// The elements that joined at the step.
+    joined: Vec<ElementId>,
+    /// The elements written out at the step ([`Level::materialize`]), each with its `applied_at`,
+    /// `last`, `rep_at`, `rep_len` and last run's step (`NONE`: no run) before.
+    left: Vec<(ElementId, [u32; 5])>,
+    /// Members' counts of open primitives changed without a touch, each with its value before.
+    opens: Vec<(ElementId, u32)>,
+}
+
+impl PersLog {
+    /// Heap bytes held.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        (self.list.capacity() + self.joined.capacity()) * 4
+            + self.left.capacity() * std::mem::size_of::<(ElementId, [u32; 5])>()
+            + self.opens.capacity() * 8
+    }
 }
 
 impl Default for Persisting {
@@ -123,6 +163,7 @@ impl Default for Persisting {
             start_prev: Vec::new(),
             start_prev_at: (NONE, NONE),
             start_now_at: (NONE, NONE),
+            log: None,
         }
     }
 }
@@ -224,6 +265,10 @@ impl Level {
         let [applied_at, last, rep_at, rep_len, last_run] = self.written_out(e);
         let [i0, i1, f0, f1] = self.pers.entry[e as usize];
         let el = &mut self.elems[e as usize];
+        if let Some(log) = self.pers.log.as_mut() {
+            let run = el.runs.last().map_or(NONE, |r| r.0);
+            log.left.push((e, [el.applied_at, el.last, el.rep_at, el.rep_len, run]));
+        }
         el.applied_at = applied_at;
         if let Some(r) = el.runs.last_mut() {
             debug_assert!(Elem::is_image(*r), "a persisting element's last run is kept as images");
@@ -260,12 +305,62 @@ impl Level {
         }
     }
 
-    /// Every element leaves the set.
-    fn dissolve(&mut self) {
+    /// Undo of a journaled step (after its journal's entries, which restore the elements it
+    /// touched): gives back what `log` says the step changed of the set and, without touching
+    /// them, of its members (their counts of open primitives, then the fields written out when
+    /// they left), so that the set and its members are as the step before left them.
+    pub(crate) fn persist_undo(&mut self, log: &PersLog) {
+        for &(e, open) in log.opens.iter().rev() {
+            self.elems[e as usize].open = open;
+        }
+        for &(e, [applied_at, last, rep_at, rep_len, run]) in log.left.iter().rev() {
+            let el = &mut self.elems[e as usize];
+            el.applied_at = applied_at;
+            el.last = last;
+            el.rep_at = rep_at;
+            el.rep_len = rep_len;
+            if let Some(r) = el.runs.last_mut() {
+                r.0 = run;
+            }
+            set_bit(&mut self.pers.bits, e);
+        }
+        for &e in &log.joined {
+            clear_bit(&mut self.pers.bits, e);
+        }
+        let p = &mut self.pers;
+        p.list.clone_from(&log.list);
+        p.imgs.truncate(log.imgs);
+        p.fresh.truncate(log.fresh);
+        p.at = log.at;
+        p.span = log.span;
+        p.live = log.live;
+        p.left_quiet = log.left_quiet;
+        p.taken = false;
+        p.leavers.clear();
+        p.zeros.clear();
+        p.balanced_at = NONE;
+        p.log = None;
+    }
+
+    /// Undo of any step at level 0: the starts' bits of the step before are not known any more
+    /// (a step made next reads its images' starts from their holders).
+    pub(crate) fn forget_start_bits(&mut self) {
+        self.pers.start_prev_at = (NONE, NONE);
+        self.pers.start_now_at = (NONE, NONE);
+    }
+
+    /// Every element leaves the set: written out, and visited by the quiet pass when `visit`
+    /// (not after steps taken back past the quiet state kept: no element quiet at the step
+    /// before is visited then, and the members are derived as they are).
+    fn dissolve(&mut self, visit: bool) {
         let list = std::mem::take(&mut self.pers.list);
         for &e in &list {
             if self.persists(e) {
-                self.leave(e);
+                if visit {
+                    self.leave(e);
+                } else {
+                    self.materialize(e);
+                }
             }
         }
         self.pers.list = list;
@@ -278,10 +373,24 @@ impl Level {
     /// change leave it. Without a quiet pass at t, or with a journal kept, every one leaves.
     pub(crate) fn persist_begin(&mut self, cx: &StepCtx) {
         let t = cx.t;
+        // A journaled step writes down what it changes of the set (its undo gives it back).
+        self.pers.log = cx.journal.is_some().then(|| {
+            let p = &self.pers;
+            Box::new(PersLog {
+                list: p.list.clone(),
+                imgs: p.imgs.len(),
+                fresh: p.fresh.len(),
+                at: p.at,
+                span: p.span,
+                live: p.live,
+                left_quiet: p.left_quiet,
+                ..PersLog::default()
+            })
+        });
         self.pers.leavers.clear();
         self.pers.zeros.clear();
         self.pers.taken = false;
-        self.pers.left_quiet = t >= 1 && self.pers.at == t - 1;
+        self.pers.left_quiet = t >= 1 && self.pers.at == t - 1 && self.quiet_at == t - 1;
         if self.pers.list.is_empty() {
             self.pers.imgs.clear();
             self.pers.fresh.clear();
@@ -289,11 +398,10 @@ impl Level {
         }
         let carry = cx.quiet_runs()
             && !self.pers.off
-            && cx.journal.is_none()
             && self.quiet_at == t - 1
             && (self.pers.list.is_empty() || self.pers.at == t - 1);
         if !carry {
-            self.dissolve();
+            self.dissolve(t >= 1 && self.quiet_at == t - 1);
             return;
         }
         let (Some(image), Some(sh)) = (cx.image, cx.shifts) else {
@@ -350,8 +458,15 @@ impl Level {
             self.pers.live += (i1 - i0 + f1 - f0) as usize;
             set_bit(&mut self.pers.bits, p.e);
             added.push(p.e);
+            if let Some(log) = self.pers.log.as_mut() {
+                log.joined.push(p.e);
+            }
         }
         self.quiet_prev = prev;
+        if added.is_empty() && self.pers.list.is_empty() {
+            // (No member: none to leave, the list stays empty.)
+            return;
+        }
         // Who leaves: a holder of an earlier primitive held by a match that is not an image, or
         // of a primitive of t−1 whose image is missing, not clean, or held by such a match.
         let mut out: SmallVec<[ElementId; 16]> = SmallVec::new();
@@ -454,6 +569,9 @@ impl Level {
             for e in holders.get(x as usize) {
                 if bit(&pers.bits, e) {
                     let el = &mut elems[e as usize];
+                    if let Some(log) = pers.log.as_mut() {
+                        log.opens.push((e, el.open));
+                    }
                     debug_assert!(el.open > 0, "a persisting element's count of open primitives");
                     el.open = el.open.saturating_sub(1);
                     if el.open == 0 {
@@ -551,8 +669,11 @@ impl Level {
                 continue;
             }
             if cx.is_open(y) && !balanced {
-                let (holders, elems) = (&self.node_holders, &mut self.elems);
+                let (holders, elems, log) = (&self.node_holders, &mut self.elems, &mut self.pers.log);
                 for e in holders.get(y as usize) {
+                    if let Some(log) = log.as_mut() {
+                        log.opens.push((e, elems[e as usize].open));
+                    }
                     elems[e as usize].open += 1;
                 }
             }
@@ -657,7 +778,8 @@ impl Level {
         self.quiet_count += self.pers.members().count() as u64;
         // Entries of elements that left are dropped once they outnumber the others (the quiet
         // pass has read those it needed).
-        if self.pers.imgs.len() + self.pers.fresh.len() > 4 * self.pers.live + 4096 {
+        // (Not in a journaled step: its undo truncates the lists to their lengths before it.)
+        if self.pers.log.is_none() && self.pers.imgs.len() + self.pers.fresh.len() > 4 * self.pers.live + 4096 {
             self.compact_persisting();
         }
     }
@@ -712,6 +834,11 @@ impl Level {
             let y = x + d;
             self.node_holders.push(y as usize, e);
             open += cx.is_open(y) as u32;
+        }
+        if open > 0
+            && let Some(log) = self.pers.log.as_mut()
+        {
+            log.opens.push((e, self.elems[e as usize].open));
         }
         self.elems[e as usize].open += open;
     }
