@@ -836,12 +836,9 @@ mod tests {
     use crate::go::game::Replay;
     use crate::go::sgf::Sgf;
 
-    /// With the persisting set on and off (`ets::timeline::persist`), every level-0 element has
-    /// the same state at every position of a real game: what the set keeps implicit (the step
-    /// of its last application and of its last run, of its latest primitive, its streak) read as
-    /// it would be written out, its open primitives, its state and its end.
-    #[test]
-    fn persisting_elements_have_the_state_of_visited_ones() {
+    /// A shipped game's positions and last moves, and two level-0 timelines of it, the persisting
+    /// set off and on, with the journal kept or not.
+    fn two_routes(journal: bool) -> (Replay, Vec<Option<Point>>, GoTimeline, GoTimeline) {
         let st = Arc::new(embedded_setting().1.expect("the embedded setting"));
         let path = "tests/data/games/tom-9d/2005-01-8557986.sgf";
         let sgf = Sgf::parse_bytes(std::fs::read(path).expect("a shipped game")).expect("a record");
@@ -851,25 +848,60 @@ mod tests {
             let mut g =
                 GoTimeline::new(st.clone(), r.info.size, RecordOptions::default(), Some(0)).expect("a timeline");
             g.persisting(on);
+            g.keep_journal(journal);
             g
         };
-        let (mut visited, mut carried) = (new(false), new(true));
+        let (visited, carried) = (new(false), new(true));
+        (r, last, visited, carried)
+    }
+
+    /// Asserts that every level-0 element has the same state on both routes (what the set keeps
+    /// implicit read as it would be written out); returns how many persist on the second.
+    fn same_level0(a: &GoTimeline, c: &GoTimeline, at: &str) -> usize {
+        let (a, c) = (a.timeline().level(0), c.timeline().level(0));
+        assert_eq!(a.elements().len(), c.elements().len(), "{at}");
         let mut persisted = 0;
-        for (b, m) in r.positions.iter().zip(&last) {
+        for e in 0..a.elements().len() as ElementId {
+            persisted += c.persists(e) as usize;
+            let (x, y) = (&a.elements()[e as usize], &c.elements()[e as usize]);
+            assert_eq!(a.written_out(e), c.written_out(e), "element {e} {at}");
+            assert_eq!(
+                (
+                    x.state,
+                    x.open,
+                    x.ended,
+                    x.end_kind,
+                    x.complete_at,
+                    x.runs.len(),
+                    x.apps.len()
+                ),
+                (
+                    y.state,
+                    y.open,
+                    y.ended,
+                    y.end_kind,
+                    y.complete_at,
+                    y.runs.len(),
+                    y.apps.len()
+                ),
+                "element {e} {at}"
+            );
+        }
+        persisted
+    }
+
+    /// With the persisting set on and off (`ets::timeline::persist`), every level-0 element has
+    /// the same state at every position of a real game: what the set keeps implicit (the step
+    /// of its last application and of its last run, of its latest primitive, its streak) read as
+    /// it would be written out, its open primitives, its state and its end.
+    #[test]
+    fn persisting_elements_have_the_state_of_visited_ones() {
+        let (r, last, mut visited, mut carried) = two_routes(false);
+        let mut persisted = 0;
+        for (k, (b, m)) in r.positions.iter().zip(&last).enumerate() {
             visited.push(b, *m).expect("a position");
             carried.push(b, *m).expect("a position");
-            let (a, c) = (visited.timeline().level(0), carried.timeline().level(0));
-            assert_eq!(a.elements().len(), c.elements().len());
-            for e in 0..a.elements().len() as ElementId {
-                persisted += c.persists(e) as usize;
-                let (x, y) = (&a.elements()[e as usize], &c.elements()[e as usize]);
-                assert_eq!(a.written_out(e), c.written_out(e), "element {e}");
-                assert_eq!(
-                    (x.state, x.open, x.ended, x.end_kind, x.complete_at, x.runs.len()),
-                    (y.state, y.open, y.ended, y.end_kind, y.complete_at, y.runs.len()),
-                    "element {e}"
-                );
-            }
+            persisted += same_level0(&visited, &carried, &format!("pushed {k}"));
         }
         assert!(persisted > 100_000, "{persisted} element steps persisted");
     }
@@ -880,55 +912,13 @@ mod tests {
     /// what it kept implicit, so the two routes agree after every push and every undo.
     #[test]
     fn persisting_elements_are_taken_back_with_their_steps() {
-        let st = Arc::new(embedded_setting().1.expect("the embedded setting"));
-        let path = "tests/data/games/tom-9d/2005-01-8557986.sgf";
-        let sgf = Sgf::parse_bytes(std::fs::read(path).expect("a shipped game")).expect("a record");
-        let r = Replay::from_sgf(&sgf, 0, &[]).expect("a game");
-        let last: Vec<_> = std::iter::once(None).chain(r.moves.iter().map(|m| m.point)).collect();
-        let new = |on: bool| {
-            let mut g =
-                GoTimeline::new(st.clone(), r.info.size, RecordOptions::default(), Some(0)).expect("a timeline");
-            g.persisting(on);
-            g.keep_journal(true);
-            g
-        };
-        let (mut visited, mut carried) = (new(false), new(true));
+        let (r, last, mut visited, mut carried) = two_routes(true);
         let mut persisted = 0;
-        let mut same = |a: &GoTimeline, c: &GoTimeline, at: &str| {
-            let (a, c) = (a.timeline().level(0), c.timeline().level(0));
-            assert_eq!(a.elements().len(), c.elements().len(), "{at}");
-            for e in 0..a.elements().len() as ElementId {
-                persisted += c.persists(e) as usize;
-                let (x, y) = (&a.elements()[e as usize], &c.elements()[e as usize]);
-                assert_eq!(a.written_out(e), c.written_out(e), "element {e} {at}");
-                assert_eq!(
-                    (
-                        x.state,
-                        x.open,
-                        x.ended,
-                        x.end_kind,
-                        x.complete_at,
-                        x.runs.len(),
-                        x.apps.len()
-                    ),
-                    (
-                        y.state,
-                        y.open,
-                        y.ended,
-                        y.end_kind,
-                        y.complete_at,
-                        y.runs.len(),
-                        y.apps.len()
-                    ),
-                    "element {e} {at}"
-                );
-            }
-        };
         for (k, (b, m)) in r.positions.iter().zip(&last).enumerate() {
             for g in [&mut visited, &mut carried] {
                 g.push(b, *m).expect("a position");
             }
-            same(&visited, &carried, &format!("pushed {k}"));
+            persisted += same_level0(&visited, &carried, &format!("pushed {k}"));
             let back = if k >= 2 && k % 7 == 0 { 2 } else { 1 };
             if k + 1 < back {
                 continue;
@@ -938,14 +928,14 @@ mod tests {
                     g.undo(k.checked_sub(j + 1).map(|i| &r.positions[i])).expect("an undo");
                 }
             }
-            same(&visited, &carried, &format!("taken back to {}", k + 1 - back));
+            same_level0(&visited, &carried, &format!("taken back to {}", k + 1 - back));
             let again = k + 1 - back..=k;
             for (b, m) in r.positions[again.clone()].iter().zip(&last[again]) {
                 for g in [&mut visited, &mut carried] {
                     g.push(b, *m).expect("a position");
                 }
             }
-            same(&visited, &carried, &format!("pushed {k} again"));
+            same_level0(&visited, &carried, &format!("pushed {k} again"));
         }
         assert!(persisted > 100_000, "{persisted} element steps persisted");
     }

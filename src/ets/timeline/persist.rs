@@ -370,7 +370,8 @@ impl Level {
     /// Level 0, at the beginning of step t (before the sealed primitives are counted): carries
     /// the set from t−1 to t. The elements quiet at t−1 join it (those the quiet pass would
     /// read as quiet at t−1 and unchanged since), and the holders of the primitives near the
-    /// change leave it. Without a quiet pass at t, or with a journal kept, every one leaves.
+    /// change leave it. Without a quiet pass at t every one leaves (visited by it, unless steps were
+    /// taken back past the quiet state kept). A journaled step logs what it changes ([`PersLog`]).
     pub(crate) fn persist_begin(&mut self, cx: &StepCtx) {
         let t = cx.t;
         // A journaled step writes down what it changes of the set (its undo gives it back).
