@@ -995,7 +995,12 @@ fn timeline_elements(tl: &Timeline, class: &str) -> BTreeSet<(Vec<u32>, usize)> 
 
 /// Everything a step changes, written out.
 fn fingerprint(tl: &Timeline) -> String {
-    let mut out = format!("{} nodes {} steps\n", tl.strukt().len(), tl.steps());
+    let mut out = format!(
+        "{} nodes {} processes {} steps\n",
+        tl.strukt().len(),
+        tl.strukt().process_count(),
+        tl.steps()
+    );
     for lv in tl.levels() {
         out += &format!(
             "level {} matches {} delta {:?}\n",

@@ -1154,15 +1154,39 @@ impl Struct {
     }
 
     /// Undo: the struct as it was with its first `len` primitives, every process into a later
-    /// primitive removed (the caller frees the terminal sites of earlier primitives that fed them).
-    pub(crate) fn truncate(&mut self, len: usize) {
+    /// primitive removed (the caller frees the terminal sites of earlier primitives that fed
+    /// them), when the count of processes with `len` nodes is known to be `processes` (a
+    /// timeline's step taken back: every process of a step ends at one of its nodes): the nodes
+    /// past `len` are not read one by one unless they are kept by kind.
+    pub(crate) fn truncate_known(&mut self, len: usize, processes: usize) {
         if len >= self.len() {
             return;
         }
+        if self.by_kind.get().is_some() {
+            self.forget_processes(len);
+            debug_assert_eq!(self.processes, processes, "the count of processes before the step");
+        } else {
+            debug_assert_eq!(
+                self.processes - (len..self.len()).map(|n| self.processes_at(n)).sum::<usize>(),
+                processes,
+                "the count of processes before the step"
+            );
+            self.processes = processes;
+        }
+        self.truncate_rest(len);
+    }
+
+    /// The processes into node `n` (at its initial sites).
+    fn processes_at(&self, n: usize) -> usize {
+        let (ni, _) = self.shape[self.kinds[n] as usize];
+        let base = self.first_slot[n] as usize;
+        self.slot_node.processes_in(base..base + ni as usize)
+    }
+
+    /// Nodes past `len` leave the count of processes and the lists by kind.
+    fn forget_processes(&mut self, len: usize) {
         for n in len..self.len() {
-            let (ni, _) = self.shape[self.kinds[n] as usize];
-            let base = self.first_slot[n] as usize;
-            self.processes -= self.slot_node.processes_in(base..base + ni as usize);
+            self.processes -= self.processes_at(n);
             let k = self.kinds[n] as usize;
             if let Some(by_kind) = self.by_kind.get_mut()
                 && by_kind[k].last() == Some(&(n as NodeId))
@@ -1170,6 +1194,10 @@ impl Struct {
                 by_kind[k].pop();
             }
         }
+    }
+
+    /// [`Struct::truncate_known`] past the count of processes and the lists by kind.
+    fn truncate_rest(&mut self, len: usize) {
         let slots = self.first_slot[len] as usize;
         self.kinds.truncate(len);
         self.first_slot.truncate(len + 1);
@@ -1345,6 +1373,13 @@ mod tests {
     use super::*;
     use crate::demo::bank;
 
+    /// Undo of the nodes from `len` on, with the count of processes found as a timeline's
+    /// journal keeps it (the processes into those nodes, read one by one).
+    fn truncate(s: &mut Struct, len: usize) {
+        let processes = s.process_count() - (len..s.len()).map(|n| s.processes_at(n)).sum::<usize>();
+        s.truncate_known(len, processes);
+    }
+
     fn kind(al: &Alphabet, name: &str) -> PrimitiveKind {
         al.kind(name).expect("a bank primitive")
     }
@@ -1402,7 +1437,7 @@ mod tests {
         let open_agree = |s: &Struct, n: NodeId| s.has_open_terminal(n) == (s.open_terminal_count(n) > 0);
         assert!(open_agree(&s, a) && open_agree(&s, b) && open_agree(&s, near));
         // Undo of `b`: the far partners leave with it, and the site of `a` is free again.
-        s.truncate(b as usize);
+        truncate(&mut s, b as usize);
         s.free_terminal(a, money);
         assert!(s.slot_node.far.is_empty());
         assert_eq!(s.process_count(), 0);
@@ -1461,7 +1496,7 @@ mod tests {
         assert_eq!(s.nodes_of(leave), &[l]);
         let a2 = s.add_primitive(arrive).unwrap();
         assert_eq!(s.nodes_of(arrive), &[a, a2]);
-        s.truncate(2);
+        truncate(&mut s, 2);
         assert_eq!(s.nodes_of(arrive), &[a]);
         assert_eq!(s.kind_of(l), leave);
     }

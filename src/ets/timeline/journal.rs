@@ -64,6 +64,8 @@ impl Journal {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct StepLog {
     pub nodes: usize,
+    /// The struct's count of processes before the step (none of the step's ends before it).
+    pub processes: usize,
     /// Per level: matches, holder pairs, multi-holder lists, elements, host nodes, host links.
     pub sizes: SmallVec<[LevelSizes; 4]>,
     /// Per level: the elements due to end at the step.

@@ -224,6 +224,8 @@ pub struct Timeline {
     /// Terminal sites of earlier primitives filled or closed at this step (kept for the journal
     /// only: an undo frees them again).
     filled: Vec<(NodeId, u16)>,
+    /// The struct's count of processes when the current step began (for the journal).
+    processes_before: usize,
     /// Level 0: per primitive kind, the plans anchored at it (compiled once, shared by forks).
     plans0: Arc<Vec<Vec<Plan0>>>,
     /// Level 0: whether every pattern's parts are linked, so that the matches holding a primitive
@@ -325,6 +327,7 @@ impl Timeline {
             open: false,
             sealed: Vec::new(),
             filled: Vec::new(),
+            processes_before: 0,
             plans0: Arc::new(plans0),
             connected0,
             reach0,
@@ -560,6 +563,7 @@ impl Timeline {
             self.begin_journal();
         }
         self.step_start.push(self.strukt.len() as NodeId);
+        self.processes_before = self.strukt.process_count();
         self.sealed.clear();
         self.filled.clear();
         self.copy = None;
@@ -668,6 +672,7 @@ impl Timeline {
         }
         let mut log = self.log.is_some().then(|| StepLog {
             nodes: self.step_start[t as usize] as usize,
+            processes: self.processes_before,
             ..StepLog::default()
         });
         for (k, lv) in self.levels.iter().enumerate() {
@@ -1138,7 +1143,7 @@ impl Timeline {
             lv.index.truncate(sz.index_nodes);
             lv.due = due;
         }
-        self.strukt.truncate(l.nodes);
+        self.strukt.truncate_known(l.nodes, l.processes);
         self.levels[0].anchors.truncate(l.nodes + 1);
         self.step_start.pop();
         let steps = self.step_start.len();
