@@ -371,6 +371,88 @@ impl MatchStore {
         let wide = self.wide.get(w).map_or(0, |x| self.wide_nodes.len() - x.1 as usize);
         self.nodes.len() - first as usize - lo + wide
     }
+    /// The seed index's entries of the matches from `from` on (`Timeline::level0_step`): each
+    /// match of a constraint with a mask in `masks` and its nodes in its block enters `head` (per
+    /// node from `least`: its last entry) and `arena` (the entries: a match, and the node's entry
+    /// before it) once for each of its nodes at a position the mask sets, from entry `k` on;
+    /// `other(m, c, base, narrow, wide, head, arena, k)` makes the entries of any other match. In
+    /// match order, as [`MatchStore::each_from`] reads them; returns the next entry.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn seed_entries(
+        &self,
+        from: MatchId,
+        least: NodeId,
+        masks: &[Option<u64>],
+        head: &mut [u32],
+        arena: &mut [(MatchId, u32)],
+        mut k: usize,
+        mut other: impl FnMut(
+            MatchId,
+            ConstraintId,
+            NodeId,
+            &[u16],
+            &[NodeId],
+            &mut [u32],
+            &mut [(MatchId, u32)],
+            &mut usize,
+        ),
+    ) -> usize {
+        let Constraints::Narrow(cons) = &self.constraint else {
+            self.each_from(from, |m, c, base, narrow, wide| {
+                other(m, c, base, narrow, wide, head, arena, &mut k);
+            });
+            return k;
+        };
+        let len = self.len();
+        let mut i = from as usize;
+        let mut w = self.wide.partition_point(|w| w.0 < from);
+        while i < len {
+            let b = i >> BLOCK_SHIFT;
+            let (first, base) = self.blocks[b];
+            let stop = ((b + 1) << BLOCK_SHIFT).min(len);
+            let mut lo = self.begin_in_block(i);
+            let nodes = &self.nodes[first as usize..];
+            let rel = base.wrapping_sub(least);
+            for ((j, &e), &c) in (i..stop).zip(&self.end[i..stop]).zip(&cons[i..stop]) {
+                if e & WIDE == 0 {
+                    let hi = e as usize;
+                    let ns = &nodes[lo..hi];
+                    match masks[c as usize] {
+                        Some(mask) => {
+                            let mut bits = mask & if ns.len() >= 64 { u64::MAX } else { (1 << ns.len()) - 1 };
+                            while bits != 0 {
+                                let q = bits.trailing_zeros() as usize;
+                                bits &= bits - 1;
+                                let h = &mut head[rel.wrapping_add(ns[q] as NodeId) as usize];
+                                arena[k] = (j as MatchId, *h);
+                                *h = k as u32;
+                                k += 1;
+                            }
+                        }
+                        None => other(j as MatchId, ConstraintId(c as u32), base, ns, &[], head, arena, &mut k),
+                    }
+                    lo = hi;
+                } else {
+                    let s = self.wide[w].1 as usize;
+                    let end = self.wide.get(w + 1).map_or(self.wide_nodes.len(), |x| x.1 as usize);
+                    w += 1;
+                    other(
+                        j as MatchId,
+                        ConstraintId(c as u32),
+                        0,
+                        &[],
+                        &self.wide_nodes[s..end],
+                        head,
+                        arena,
+                        &mut k,
+                    );
+                }
+            }
+            i = stop;
+        }
+        k
+    }
     /// Where the nodes of match `i` begin, counted from its block's first node in `nodes` (the
     /// end of the match before it in the block, or 0 for a block's first).
     #[inline(always)]
