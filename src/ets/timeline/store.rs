@@ -966,6 +966,56 @@ mod tests {
         }
     }
 
+    proptest! {
+        /// The seed index's entries made a block at a time (`MatchStore::seed_entries`) are those
+        /// made a match at a time: for a match with a mask and its nodes in its block, one at each
+        /// position the mask sets, in match order; for any other (no mask, or kept whole), those
+        /// the caller's route makes (here: one at each node).
+        #[test]
+        fn seed_entries_are_those_made_a_match_at_a_time(
+            ms in prop::collection::vec((0u32..5, prop::collection::vec(0u32..200_000, 1..6)), 0..200),
+            masks in prop::collection::vec(prop::option::of(any::<u64>()), 5),
+            from in 0usize..200,
+        ) {
+            let mut s = MatchStore::default();
+            for (i, (c, ns)) in ms.iter().enumerate() {
+                s.push(ConstraintId(*c), ns, i as u32 / 16);
+            }
+            let from = from.min(ms.len()) as MatchId;
+            let mut head = vec![NONE; 200_000];
+            let mut arena = vec![(0, 0); s.nodes_from(from)];
+            let k = s.seed_entries(from, 0, &masks, &mut head, &mut arena, 0, |m, _, base, narrow, wide, head, arena, k| {
+                for x in narrow.iter().map(|&o| base + o as NodeId).chain(wide.iter().copied()) {
+                    let h = &mut head[x as usize];
+                    arena[*k] = (m, *h);
+                    *h = *k as u32;
+                    *k += 1;
+                }
+            });
+            let mut want: std::collections::BTreeMap<NodeId, Vec<MatchId>> = Default::default();
+            for m in from..s.len() as MatchId {
+                let kept_whole = s.wide.iter().any(|w| w.0 == m);
+                let mask = masks[s.constraint(m).0 as usize];
+                for (i, x) in s.nodes(m).enumerate() {
+                    if kept_whole || mask.is_none_or(|b| i < 64 && b >> i & 1 == 1) {
+                        want.entry(x).or_default().push(m);
+                    }
+                }
+            }
+            let mut got: std::collections::BTreeMap<NodeId, Vec<MatchId>> = Default::default();
+            for (x, &h) in head.iter().enumerate() {
+                let mut e = h;
+                while e != NONE {
+                    let (m, before) = arena[e as usize];
+                    got.entry(x as NodeId).or_default().insert(0, m);
+                    e = before;
+                }
+            }
+            prop_assert_eq!(k, want.values().map(Vec::len).sum::<usize>());
+            prop_assert_eq!(got, want);
+        }
+    }
+
     #[test]
     fn nearby_nodes_take_two_bytes_and_far_ones_are_kept_whole() {
         let mut s = MatchStore::default();
