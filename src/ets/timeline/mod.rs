@@ -904,28 +904,35 @@ impl Timeline {
         if arena.len() < room {
             arena.resize(room, (0, 0));
         }
-        // (A match kept whole, or of a pattern of more than 64 variables, the rare case: its
-        // entries made one by one.)
-        let k = lv.store.seed_entries(
+        let mut k = 0;
+        lv.store.each_from(
             first_new,
-            least,
-            &table.seed_mask,
-            &mut head,
-            &mut arena,
-            0,
-            |m, c, base, narrow, wide, head, arena, k| {
+            #[inline(always)]
+            |m, c, base, narrow, wide| {
+                // A recorded match is caught up on at any of its nodes: it lies inside an element
+                // once the element holds its last node, wherever that is (dsl, issue 17).
                 let Some(mask) = table.seed_mask[c.0 as usize] else {
-                    seed_entries_long(table, c, m, base, narrow, wide, least, head, arena, k);
+                    seed_entries_long(table, c, m, base, narrow, wide, least, &mut head, &mut arena, &mut k);
                     return;
                 };
-                let nodes = narrow.iter().map(|&o| base + o as NodeId).chain(wide.iter().copied());
-                for (i, x) in nodes.enumerate() {
-                    if i < 64 && mask >> i & 1 == 1 {
-                        let h = &mut head[(x - least) as usize];
-                        arena[*k] = (m, *h);
-                        *h = *k as u32;
-                        *k += 1;
-                    }
+                let mut bits = mask & low_bits(narrow.len());
+                let rel = base.wrapping_sub(least);
+                while bits != 0 {
+                    let i = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let h = &mut head[rel.wrapping_add(narrow[i] as NodeId) as usize];
+                    arena[k] = (m, *h);
+                    *h = k as u32;
+                    k += 1;
+                }
+                let mut bits = mask & low_bits(wide.len());
+                while bits != 0 {
+                    let i = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let h = &mut head[(wide[i] - least) as usize];
+                    arena[k] = (m, *h);
+                    *h = k as u32;
+                    k += 1;
                 }
             },
         );
@@ -1831,6 +1838,12 @@ pub fn of_struct(
     }
     tl.end_step()?;
     Ok((tl, order))
+}
+
+/// The low `n` bits set (every one from 64 on).
+#[inline(always)]
+fn low_bits(n: usize) -> u64 {
+    if n >= 64 { u64::MAX } else { (1 << n) - 1 }
 }
 
 /// The seed index's entries of match `m` of constraint `c`, a pattern of more than 64 variables

@@ -371,88 +371,6 @@ impl MatchStore {
         let wide = self.wide.get(w).map_or(0, |x| self.wide_nodes.len() - x.1 as usize);
         self.nodes.len() - first as usize - lo + wide
     }
-    /// The seed index's entries of the matches from `from` on (`Timeline::level0_step`): each
-    /// match of a constraint with a mask in `masks` and its nodes in its block enters `head` (per
-    /// node from `least`: its last entry) and `arena` (the entries: a match, and the node's entry
-    /// before it) once for each of its nodes at a position the mask sets, from entry `k` on;
-    /// `other(m, c, base, narrow, wide, head, arena, k)` makes the entries of any other match. In
-    /// match order, as [`MatchStore::each_from`] reads them; returns the next entry.
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    pub fn seed_entries(
-        &self,
-        from: MatchId,
-        least: NodeId,
-        masks: &[Option<u64>],
-        head: &mut [u32],
-        arena: &mut [(MatchId, u32)],
-        mut k: usize,
-        mut other: impl FnMut(
-            MatchId,
-            ConstraintId,
-            NodeId,
-            &[u16],
-            &[NodeId],
-            &mut [u32],
-            &mut [(MatchId, u32)],
-            &mut usize,
-        ),
-    ) -> usize {
-        let Constraints::Narrow(cons) = &self.constraint else {
-            self.each_from(from, |m, c, base, narrow, wide| {
-                other(m, c, base, narrow, wide, head, arena, &mut k);
-            });
-            return k;
-        };
-        let len = self.len();
-        let mut i = from as usize;
-        let mut w = self.wide.partition_point(|w| w.0 < from);
-        while i < len {
-            let b = i >> BLOCK_SHIFT;
-            let (first, base) = self.blocks[b];
-            let stop = ((b + 1) << BLOCK_SHIFT).min(len);
-            let mut lo = self.begin_in_block(i);
-            let nodes = &self.nodes[first as usize..];
-            let rel = base.wrapping_sub(least);
-            for ((j, &e), &c) in (i..stop).zip(&self.end[i..stop]).zip(&cons[i..stop]) {
-                if e & WIDE == 0 {
-                    let hi = e as usize;
-                    let ns = &nodes[lo..hi];
-                    match masks[c as usize] {
-                        Some(mask) => {
-                            let mut bits = mask & if ns.len() >= 64 { u64::MAX } else { (1 << ns.len()) - 1 };
-                            while bits != 0 {
-                                let q = bits.trailing_zeros() as usize;
-                                bits &= bits - 1;
-                                let h = &mut head[rel.wrapping_add(ns[q] as NodeId) as usize];
-                                arena[k] = (j as MatchId, *h);
-                                *h = k as u32;
-                                k += 1;
-                            }
-                        }
-                        None => other(j as MatchId, ConstraintId(c as u32), base, ns, &[], head, arena, &mut k),
-                    }
-                    lo = hi;
-                } else {
-                    let s = self.wide[w].1 as usize;
-                    let end = self.wide.get(w + 1).map_or(self.wide_nodes.len(), |x| x.1 as usize);
-                    w += 1;
-                    other(
-                        j as MatchId,
-                        ConstraintId(c as u32),
-                        0,
-                        &[],
-                        &self.wide_nodes[s..end],
-                        head,
-                        arena,
-                        &mut k,
-                    );
-                }
-            }
-            i = stop;
-        }
-        k
-    }
     /// Where the nodes of match `i` begin, counted from its block's first node in `nodes` (the
     /// end of the match before it in the block, or 0 for a block's first).
     #[inline(always)]
@@ -966,56 +884,6 @@ mod tests {
         }
     }
 
-    proptest! {
-        /// The seed index's entries made a block at a time (`MatchStore::seed_entries`) are those
-        /// made a match at a time: for a match with a mask and its nodes in its block, one at each
-        /// position the mask sets, in match order; for any other (no mask, or kept whole), those
-        /// the caller's route makes (here: one at each node).
-        #[test]
-        fn seed_entries_are_those_made_a_match_at_a_time(
-            ms in prop::collection::vec((0u32..5, prop::collection::vec(0u32..200_000, 1..6)), 0..200),
-            masks in prop::collection::vec(prop::option::of(any::<u64>()), 5),
-            from in 0usize..200,
-        ) {
-            let mut s = MatchStore::default();
-            for (i, (c, ns)) in ms.iter().enumerate() {
-                s.push(ConstraintId(*c), ns, i as u32 / 16);
-            }
-            let from = from.min(ms.len()) as MatchId;
-            let mut head = vec![NONE; 200_000];
-            let mut arena = vec![(0, 0); s.nodes_from(from)];
-            let k = s.seed_entries(from, 0, &masks, &mut head, &mut arena, 0, |m, _, base, narrow, wide, head, arena, k| {
-                for x in narrow.iter().map(|&o| base + o as NodeId).chain(wide.iter().copied()) {
-                    let h = &mut head[x as usize];
-                    arena[*k] = (m, *h);
-                    *h = *k as u32;
-                    *k += 1;
-                }
-            });
-            let mut want: std::collections::BTreeMap<NodeId, Vec<MatchId>> = Default::default();
-            for m in from..s.len() as MatchId {
-                let kept_whole = s.wide.iter().any(|w| w.0 == m);
-                let mask = masks[s.constraint(m).0 as usize];
-                for (i, x) in s.nodes(m).enumerate() {
-                    if kept_whole || mask.is_none_or(|b| i < 64 && b >> i & 1 == 1) {
-                        want.entry(x).or_default().push(m);
-                    }
-                }
-            }
-            let mut got: std::collections::BTreeMap<NodeId, Vec<MatchId>> = Default::default();
-            for (x, &h) in head.iter().enumerate() {
-                let mut e = h;
-                while e != NONE {
-                    let (m, before) = arena[e as usize];
-                    got.entry(x as NodeId).or_default().insert(0, m);
-                    e = before;
-                }
-            }
-            prop_assert_eq!(k, want.values().map(Vec::len).sum::<usize>());
-            prop_assert_eq!(got, want);
-        }
-    }
-
     #[test]
     fn nearby_nodes_take_two_bytes_and_far_ones_are_kept_whole() {
         let mut s = MatchStore::default();
@@ -1045,6 +913,10 @@ mod tests {
             [ConstraintId(65_535), ConstraintId(65_536), ConstraintId(3)]
         );
         assert!(s.match_bytes() > narrow);
+        // The walk reads the widened column as a read of one match does.
+        let mut walked = Vec::new();
+        s.each_from(0, |m, c, _, _, _| walked.push((m, c)));
+        assert_eq!(walked, [a, b, c].map(|m| (m, s.constraint(m))));
         s.truncate(2, 0, 0);
         assert_eq!((s.len(), s.constraint(1)), (2, ConstraintId(65_536)));
     }
