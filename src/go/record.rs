@@ -264,6 +264,7 @@ const D: [(isize, isize); 4] = [(-1, 0), (0, -1), (0, 1), (1, 0)];
 struct SensorLog {
     open: Vec<(u32, Option<(NodeId, u8)>)>,
     half: Vec<(u32, u8)>,
+    open_shift: NodeId,
     nodes: usize,
     sub: u32,
     focus: Option<Point>,
@@ -306,8 +307,13 @@ pub struct Sensor {
     cols: usize,
     rows: usize,
     opts: RecordOptions,
-    /// Per (extended vertex, direction): the terminal carrying that half-line's process.
+    /// Per (extended vertex, direction): the terminal carrying that half-line's process, its
+    /// node less `open_shift` ([`Sensor::open_at`]).
     open: Vec<Option<(NodeId, u8)>>,
+    /// What the nodes of `open` are stored less: a step made as a copy moves every open
+    /// half-line one translation on ([`Sensor::copy_step`]), which is this sum moved, not the
+    /// table rewritten (and logged for undo) entry by entry.
+    open_shift: NodeId,
     /// Per pair (extended vertex × 2 + vertical): 0, or the end (1: left/upper, 2: right/lower)
     /// perceived alone since the pair was last perceived from both ends.
     half: Vec<u8>,
@@ -454,6 +460,7 @@ impl Sensor {
             rows,
             opts,
             open: vec![None; (cols + 2) * (rows + 2) * 4],
+            open_shift: 0,
             half: vec![0; (cols + 2) * (rows + 2) * 2],
             layer: Runs::default(),
             place: Vec::new(),
@@ -508,7 +515,12 @@ impl Sensor {
         if self.log.is_some() {
             self.cur.open.push((key as u32, self.open[key]));
         }
-        self.open[key] = v;
+        self.open[key] = v.map(|(n, s)| (n.wrapping_sub(self.open_shift), s));
+    }
+    /// The terminal carrying half-line `key`, if its process is open.
+    #[inline]
+    fn open_at(&self, key: usize) -> Option<(NodeId, u8)> {
+        self.open[key].map(|(n, s)| (n.wrapping_add(self.open_shift), s))
     }
     fn set_half(&mut self, key: usize, v: u8) {
         if self.half[key] == v {
@@ -535,7 +547,7 @@ impl Sensor {
     /// The terminal carrying half-line `key`, or a new `pi6` (attention starts there).
     fn source<G: Grow>(&mut self, g: &mut G, key: Option<usize>, pos: u32) -> Result<(NodeId, u8), TimelineError> {
         if let Some(k) = key
-            && let Some(v) = self.open[k]
+            && let Some(v) = self.open_at(k)
         {
             return Ok(v);
         }
@@ -554,6 +566,7 @@ impl Sensor {
     ) -> Result<(), TimelineError> {
         let pos = self.positions;
         self.cur = SensorLog {
+            open_shift: self.open_shift,
             nodes: self.place.len(),
             sub: self.sub,
             focus: self.focus,
@@ -648,6 +661,7 @@ impl Sensor {
         for (k, v) in l.open.into_iter().rev() {
             self.open[k as usize] = v;
         }
+        self.open_shift = l.open_shift;
         for (k, v) in l.half.into_iter().rev() {
             self.half[k as usize] = v;
         }
@@ -683,7 +697,7 @@ impl Sensor {
         }
         let nodes = from as NodeId..to as NodeId;
         if colours.iter().any(|c| c.len() != layers as usize)
-            || self.open.iter().flatten().any(|&(n, _)| !nodes.contains(&n))
+            || (self.open.iter().flatten()).any(|&(n, _)| !nodes.contains(&n.wrapping_add(self.open_shift)))
         {
             return None;
         }
@@ -716,12 +730,10 @@ impl Sensor {
         let subs = self.sub - c.sub;
         self.layer.extend_from_within(from..to, subs);
         self.position.push_n(pos, to - from);
-        for key in 0..self.open.len() {
-            if let Some((n, s)) = self.open[key] {
-                debug_assert!(c.nodes.contains(&n));
-                self.set_open(key, Some((n + shift, s)));
-            }
-        }
+        // Every open half-line comes from the step copied (`copyable_since`): each moves one
+        // translation on.
+        debug_assert!((0..self.open.len()).all(|k| self.open_at(k).is_none_or(|(n, _)| c.nodes.contains(&n))));
+        self.open_shift = self.open_shift.wrapping_add(shift);
         c.nodes = first..first + (to - from) as NodeId;
         c.sub = self.sub;
         self.sub += subs;
@@ -882,7 +894,8 @@ impl Sensor {
     pub fn finish<G: Grow>(&mut self, g: &mut G) -> Result<(), TimelineError> {
         let pos = self.positions.saturating_sub(1);
         for key in 0..self.open.len() {
-            if let Some((m, t)) = self.open[key].take() {
+            if let Some((m, t)) = self.open_at(key) {
+                self.open[key] = None;
                 let e = self.node(g, self.k.end, pos, Place::Attention)?;
                 g.connect(m, t as usize, e, 0)?;
             }
