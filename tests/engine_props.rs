@@ -1001,6 +1001,13 @@ fn fingerprint(tl: &Timeline) -> String {
         tl.strukt().process_count(),
         tl.steps()
     );
+    // Each node's open terminal sites and the processes out of it (an undo frees the sites the
+    // step filled).
+    let s = tl.strukt();
+    for n in 0..s.len() as u32 {
+        let succ: Vec<_> = s.outgoing(n).map(|(p, m)| (p.from_site, m)).collect();
+        out += &format!("node {n} open {} out {succ:?}\n", s.open_terminal_count(n));
+    }
     for lv in tl.levels() {
         out += &format!(
             "level {} matches {} delta {:?}\n",

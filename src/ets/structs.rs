@@ -493,6 +493,17 @@ impl Struct {
         kinds: &[(u32, PrimitiveKind)],
         mut fed: impl FnMut(&Struct, NodeId, usize, bool),
     ) -> Result<NodeId, StructError> {
+        self.append_copy_slots(src, kinds, |st, x, site, _, open| fed(st, x, site, open))
+    }
+
+    /// [`Struct::append_copy`], `fed` told also the slot it fills ([`Struct::free_slot`] frees
+    /// it again).
+    pub(crate) fn append_copy_slots(
+        &mut self,
+        src: std::ops::Range<NodeId>,
+        kinds: &[(u32, PrimitiveKind)],
+        mut fed: impl FnMut(&Struct, NodeId, usize, u32, bool),
+    ) -> Result<NodeId, StructError> {
         let n0 = self.len() as NodeId;
         if src.end > n0 || src.start > src.end {
             return Err(StructError::UnknownNode(src.end.max(src.start)));
@@ -585,7 +596,7 @@ impl Struct {
                 self.processes += 1;
                 if x < src.start {
                     let open = self.has_open_terminal(xs);
-                    fed(self, xs, ts, open);
+                    fed(self, xs, ts, a as u32, open);
                 }
             }
         }
@@ -603,7 +614,7 @@ impl Struct {
         src: std::ops::Range<NodeId>,
         copy_kinds: Vec<u16>,
         slots: std::ops::Range<usize>,
-        mut fed: impl FnMut(&Struct, NodeId, usize, bool),
+        mut fed: impl FnMut(&Struct, NodeId, usize, u32, bool),
     ) -> Result<NodeId, StructError> {
         let n0 = self.len() as NodeId;
         let count = copy_kinds.len();
@@ -621,7 +632,8 @@ impl Struct {
             n: NodeId,
         }
         let mut processes = 0;
-        let mut fills: Vec<Fill> = Vec::with_capacity(count);
+        // (About as many processes come from earlier nodes as the copy has initial sites.)
+        let mut fills: Vec<Fill> = Vec::with_capacity(slots.end - slots.start);
         let delta = &self.slot_node.delta;
         for (k, &kind) in copy_kinds.iter().enumerate() {
             let p = src.start + k as NodeId;
@@ -674,7 +686,7 @@ impl Struct {
             self.slot_node.set_free(f.a as usize, f.x, f.n);
             self.slot_site[f.a as usize] = f.s;
             let open = self.slot_node.any_free_in(f.tb as usize..f.tb as usize + f.nt as usize);
-            fed(self, f.x, f.ts as usize, open);
+            fed(self, f.x, f.ts as usize, f.a, open);
         }
         if src.end < n0 {
             for (k, &kind) in copy_kinds.iter().enumerate() {
@@ -1144,13 +1156,18 @@ impl Struct {
         }
     }
 
-    /// Undo of a process (or closing) at terminal site `site` of `n` whose partner is no longer in
-    /// the struct: the site is free again.
-    pub(crate) fn free_terminal(&mut self, n: NodeId, site: usize) {
-        if let Some(k) = self.terminal_slot(n, site) {
-            self.slot_node.set(k, n, FREE);
-            self.slot_site[k] = 0;
-        }
+    /// The slot of terminal site `site` of `n` ([`Struct::free_slot`] frees it).
+    pub(crate) fn terminal_slot_of(&self, n: NodeId, site: usize) -> Option<u32> {
+        self.terminal_slot(n, site).map(|k| k as u32)
+    }
+
+    /// Undo: frees slot `k` (a terminal site's, as [`Struct::terminal_slot_of`] or
+    /// [`Struct::append_copy_slots`] named it).
+    #[inline]
+    pub(crate) fn free_slot(&mut self, k: u32) {
+        // (The owner is not read when the slot is set free.)
+        self.slot_node.set(k as usize, 0, FREE);
+        self.slot_site[k as usize] = 0;
     }
 
     /// Undo: the struct as it was with its first `len` primitives, every process into a later
@@ -1438,7 +1455,7 @@ mod tests {
         assert!(open_agree(&s, a) && open_agree(&s, b) && open_agree(&s, near));
         // Undo of `b`: the far partners leave with it, and the site of `a` is free again.
         truncate(&mut s, b as usize);
-        s.free_terminal(a, money);
+        s.free_slot(s.terminal_slot_of(a, money).unwrap());
         assert!(s.slot_node.far.is_empty());
         assert_eq!(s.process_count(), 0);
         assert!(s.terminal_open(a, money) && s.has_open_terminal(a) && open_agree(&s, a));

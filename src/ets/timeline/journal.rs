@@ -25,8 +25,6 @@ pub(crate) enum Entry {
     IndexRemoved(u8, NodeId, u32, MatchId),
     /// An earlier node of a level-n host was not ended.
     HostEnded(u8, NodeId),
-    /// A terminal site of an earlier primitive was free.
-    Slot(NodeId, u16),
     /// The memo's mark of a node (level n) was this step (`memo::FloodMemo::changed`).
     Changed(u8, NodeId, u32),
 }
@@ -72,6 +70,9 @@ pub(crate) struct StepLog {
     pub due: SmallVec<[Vec<ElementId>; 4]>,
     /// The changes, and the elements' states they name.
     pub journal: Journal,
+    /// The slots of the terminal sites of earlier primitives the step filled or closed (free
+    /// before it): an undo frees them after the journal's changes are taken back.
+    pub slots: Vec<u32>,
     /// What the step changed of level 0's persisting set (when it was kept).
     pub pers: Option<Box<PersLog>>,
 }
@@ -81,6 +82,7 @@ impl StepLog {
     pub fn heap_bytes(&self) -> usize {
         let spilled = |n: usize| if n > 4 { n } else { 0 };
         self.journal.heap_bytes()
+            + self.slots.capacity() * 4
             + self
                 .pers
                 .as_ref()

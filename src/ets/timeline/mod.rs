@@ -221,9 +221,9 @@ pub struct Timeline {
     open: bool,
     /// Earlier primitives that lost their last open terminal site at this step.
     sealed: Vec<NodeId>,
-    /// Terminal sites of earlier primitives filled or closed at this step (kept for the journal
-    /// only: an undo frees them again).
-    filled: Vec<(NodeId, u16)>,
+    /// The slots of the terminal sites of earlier primitives filled or closed at this step (kept
+    /// for the journal only: an undo frees them again, [`Struct::free_slot`]).
+    filled: Vec<u32>,
     /// The struct's count of processes when the current step began (for the journal).
     processes_before: usize,
     /// Level 0: per primitive kind, the plans anchored at it (compiled once, shared by forks).
@@ -252,6 +252,8 @@ pub struct Timeline {
     /// The lists of the last step taken back, emptied: the next step writes its journal into
     /// them (a search that tries move after move grows no new ones).
     journal_spare: Journal,
+    /// A list of slots an undone step's log gave back (its capacity kept for the next step's).
+    slots_spare: Vec<u32>,
     /// The journal asked for while a step was open: kept from the next step on (what the open
     /// step filled before was not written down).
     log_next: bool,
@@ -335,6 +337,7 @@ impl Timeline {
             scratch: PlanScratch::default(),
             quiet_saved: None,
             journal_spare: Journal::default(),
+            slots_spare: Vec::new(),
             log: None,
             log_next: false,
             deltas: Vec::new(),
@@ -356,6 +359,7 @@ impl Timeline {
         self.deltas.clear();
         self.quiet_saved = None;
         self.journal_spare = Journal::default();
+        self.slots_spare = Vec::new();
         if keep && !self.open {
             self.begin_journal();
         }
@@ -490,6 +494,7 @@ impl Timeline {
     pub fn shrink_to_fit(&mut self) {
         self.strukt.shrink_to_fit();
         self.journal_spare = Journal::default();
+        self.slots_spare = Vec::new();
         for lv in &mut self.levels {
             lv.shrink_to_fit();
         }
@@ -527,7 +532,8 @@ impl Timeline {
                     .quiet_saved
                     .as_ref()
                     .map_or(0, |(_, st)| std::mem::size_of::<level::QuietState>() + st.heap_bytes())
-                + self.journal_spare.heap_bytes(),
+                + self.journal_spare.heap_bytes()
+                + self.slots_spare.capacity() * 4,
             levels: self.levels.iter().map(Level::memory).collect(),
             compiled: self.compiled_bytes(),
         }
@@ -595,8 +601,10 @@ impl Timeline {
         self.strukt.connect(from, from_site, to, to_site)?;
         self.copy = None;
         if from < self.first_node() {
-            if self.log.is_some() {
-                self.filled.push((from, from_site as u16));
+            if self.log.is_some()
+                && let Some(k) = self.strukt.terminal_slot_of(from, from_site)
+            {
+                self.filled.push(k);
             }
             if !self.strukt.has_open_terminal(from) {
                 self.sealed.push(from);
@@ -623,14 +631,14 @@ impl Timeline {
         let whole = t > 0 && src == (self.step_start[t - 1]..first) && self.strukt.len() as NodeId == first;
         let (filled, sealed) = (&mut self.filled, &mut self.sealed);
         let journal = self.log.is_some();
-        let n = self.strukt.append_copy(
+        let n = self.strukt.append_copy_slots(
             src,
             kinds,
             #[inline(always)]
-            |_, x, site, open| {
+            |_, x, _, slot, open| {
                 if x < first {
                     if journal {
-                        filled.push((x, site as u16));
+                        filled.push(slot);
                     }
                     if !open {
                         sealed.push(x);
@@ -650,8 +658,10 @@ impl Timeline {
         let was_open = self.strukt.terminal_open(n, site);
         self.strukt.close_terminal(n, site)?;
         if was_open && n < self.first_node() {
-            if self.log.is_some() {
-                self.filled.push((n, site as u16));
+            if self.log.is_some()
+                && let Some(k) = self.strukt.terminal_slot_of(n, site)
+            {
+                self.filled.push(k);
             }
             if !self.strukt.has_open_terminal(n) {
                 self.sealed.push(n);
@@ -699,17 +709,15 @@ impl Timeline {
         } else {
             Journal::default()
         };
-        if keep {
-            journal
-                .entries
-                .extend(self.filled.iter().map(|&(n, s)| Entry::Slot(n, s)));
-        }
         self.level0_step(t, keep.then_some(&mut journal));
         for n in 1..=self.top {
             self.level_n_step(n, t, keep.then_some(&mut journal));
         }
         if let (Some(mut l), Some(all)) = (log, self.log.as_mut()) {
             l.journal = journal;
+            // (The step's slots for its log; the spare list the log of the step before gave
+            // back, for the next step's.)
+            l.slots = std::mem::replace(&mut self.filled, std::mem::take(&mut self.slots_spare));
             l.pers = self.levels[0].pers.log.take();
             all.push(Arc::new(l));
             self.deltas
@@ -1096,12 +1104,17 @@ impl Timeline {
                     lv.host.unend(x);
                     lv.note_node_end(x, NONE);
                 }
-                Entry::Slot(x, s) => self.strukt.free_terminal(x, s as usize),
                 Entry::Changed(n, x, old) => self.levels[n as usize].memo.restore_mark(x, old),
             }
         }
         snaps.clear();
         self.journal_spare = journal;
+        // The terminal sites the step filled, free again (they were first in its changes).
+        for &k in l.slots.iter().rev() {
+            self.strukt.free_slot(k);
+        }
+        l.slots.clear();
+        self.slots_spare = std::mem::take(&mut l.slots);
         // The persisting set as the step before left it (its members were not touched).
         if let Some(p) = l.pers.take() {
             self.levels[0].persist_undo(&p);
