@@ -265,9 +265,14 @@ pub struct Timeline {
     /// Level 0: which primitives repeat the step before, and where no plan needs to run.
     repeats: repeats::Repeats,
     /// The open step, while it is one copy of the whole step before ([`Timeline::add_copy`] and
-    /// nothing added or joined since): the offsets whose kinds changed. Its other nodes then
-    /// repeat the step before's at their offsets ([`repeats::Repeats::step`]).
+    /// nothing added, joined or closed since): the offsets whose kinds changed. Its other nodes
+    /// then repeat the step before's at their offsets ([`repeats::Repeats::step`]).
     copy: Option<Vec<u32>>,
+    /// Which of this step's primitives have an open terminal site (bits from its first), as
+    /// level 0 read them at the end of the last steps made as copies of one another (the first
+    /// node of each): a copy of the whole step before has the open sites its source had when
+    /// its own step ended, one translation on ([`Timeline::open_bits`]).
+    open_bits: (SmallVec<[NodeId; 4]>, Vec<u64>),
 }
 
 impl Timeline {
@@ -346,6 +351,7 @@ impl Timeline {
             // primitive, and no primitive is clean for it.
             repeats: repeats::Repeats::new(!connected0),
             copy: None,
+            open_bits: Default::default(),
         }
     }
 
@@ -657,6 +663,7 @@ impl Timeline {
         }
         let was_open = self.strukt.terminal_open(n, site);
         self.strukt.close_terminal(n, site)?;
+        self.copy = None;
         if was_open && n < self.first_node() {
             if self.log.is_some()
                 && let Some(k) = self.strukt.terminal_slot_of(n, site)
@@ -736,8 +743,37 @@ impl Timeline {
     }
 
     /// Level 0 at step `t`.
+    /// Which primitives of step `t` (from `first`, its first) have an open terminal site, as bits.
+    /// A step that copies the whole step before ([`Timeline::add_copy`]) has its source's, as they
+    /// were when the source's step ended (the copy's sites are copied from the source's before
+    /// any of the source's is filled, and nothing of the source changed since its step ended):
+    /// those are reused when kept. Kept are the bits of the last step that read them and of the
+    /// steps since that copied it; an undo forgets the steps it takes back.
+    fn open_bits(&mut self, t: u32, first: NodeId) -> Vec<u64> {
+        let (keys, bits) = &mut self.open_bits;
+        let source = (t as usize).checked_sub(1).map(|s| self.step_start[s]);
+        let n = self.strukt.len() - first as usize;
+        if self.copy.is_some()
+            && let Some(f) = source
+            && keys.contains(&f)
+            && bits.len() == n.div_ceil(64)
+        {
+            if keys.len() == keys.inline_size() {
+                keys.remove(0);
+            }
+            keys.push(first);
+            debug_assert_eq!(*bits, self.strukt.open_terminal_bits(first), "a copy's open sites");
+            return bits.clone();
+        }
+        *bits = self.strukt.open_terminal_bits(first);
+        keys.clear();
+        keys.push(first);
+        bits.clone()
+    }
+
     fn level0_step(&mut self, t: u32, journal: Option<&mut Journal>) {
         let first_node = self.step_start[t as usize];
+        let open_new = self.open_bits(t, first_node);
         let lv = &mut self.levels[0];
         lv.clear_delta();
         lv.node_holders_before = first_node as usize;
@@ -969,7 +1005,6 @@ impl Timeline {
             }
         };
         let open = |x: NodeId| strukt.has_open_terminal(x);
-        let open_new = strukt.open_terminal_bits(first_node);
         let step_of_node = |x: NodeId| step_of(starts, x);
         let Dirty {
             old: mut dirty_olds,
@@ -1084,6 +1119,8 @@ impl Timeline {
         let l = Arc::unwrap_or_clone(l);
         self.deltas.pop();
         let undone = self.step_start.len() as u32 - 1;
+        let undone_first = self.step_start[undone as usize];
+        self.open_bits.0.retain(|f| *f < undone_first);
         for lv in &mut self.levels {
             lv.memo.forget_from(undone);
         }
