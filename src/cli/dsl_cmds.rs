@@ -250,8 +250,8 @@ pub fn read(p: &Path) -> miette::Result<String> {
 /// A struct file read against a setting: level 0 (with the names of named primitives), or level n
 /// (with its nodes' identities).
 pub enum AnyStruct {
-    /// Level 0.
-    Level0(Struct, Names),
+    /// Level 0 (boxed: a struct is larger than a level-n one's handle).
+    Level0(Box<Struct>, Names),
     /// Level n ≥ 1.
     LevelN(LevelStruct, Vec<Ident>),
 }
@@ -262,7 +262,7 @@ pub fn read_any(p: &Path, st: &Setting) -> miette::Result<AnyStruct> {
     let fail = |e: json::JsonError| miette::miette!("{}: {e}", p.display());
     if json::struct_level(&text).map_err(fail)? == 0 {
         let (s, names) = json::read_struct_named(&text, Some(st.alphabet().clone())).map_err(fail)?;
-        Ok(AnyStruct::Level0(s, names))
+        Ok(AnyStruct::Level0(Box::new(s), names))
     } else {
         let (ls, ids) = json::read_level_struct(&text, st).map_err(fail)?;
         Ok(AnyStruct::LevelN(ls, ids))
@@ -290,7 +290,7 @@ pub fn generate_cmd(a: GenerateArgs) -> miette::Result<ExitCode> {
     match env {
         None | Some(AnyStruct::Level0(..)) if level == 0 => {
             let (mut s, names) = match env {
-                Some(AnyStruct::Level0(s, n)) => (s, n),
+                Some(AnyStruct::Level0(s, n)) => (*s, n),
                 _ => (Struct::new(st.alphabet().clone()), Names::new()),
             };
             let before = s.len();

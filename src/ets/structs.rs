@@ -67,6 +67,9 @@ const D_FREE: i16 = i16::MIN;
 const D_CLOSED: i16 = i16::MIN + 1;
 /// The partner is in `Partners::far`.
 const D_FAR: i16 = i16::MIN + 2;
+/// A partner this many nodes later, or more, may not fit two bytes (a bound on the forward
+/// distances [`Struct::append_copy_again`] copies, well inside `i16::MAX`).
+const D_NEAR: NodeId = 1 << 14;
 
 impl Partners {
     /// The partner of slot `k` of node `owner` (or `FREE`, `CLOSED`).
@@ -220,6 +223,39 @@ pub struct Struct {
     /// ([`Struct::nodes_of`]) and kept up to date from then on (an anchored search never asks).
     by_kind: OnceLock<Vec<Vec<NodeId>>>,
     next_id: u64,
+    /// The last plain copy ([`Struct::append_copy`]), while nothing else has changed the struct
+    /// since (every other change forgets it): what [`Struct::append_copy_again`] reads.
+    last_copy: Option<LastCopy>,
+}
+
+/// A plain copy ([`Struct::append_copy`]) of the whole last nodes `src..n0` into `n0..n0 +
+/// (n0 - src)`: the first slot of each, the count of slots, and whether every process into the
+/// source from an earlier node came from the nodes just before it, as many (so the copy filled
+/// terminal sites of the source only), each within two bytes of its partner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LastCopy {
+    src: NodeId,
+    n0: NodeId,
+    src_slot: u32,
+    slot: u32,
+    slots: u32,
+    /// How many processes the copy added (as many as a copy of it adds).
+    processes: u32,
+    from_prev: bool,
+}
+
+/// What [`Struct::append_copy_again`] made: the slots of the copy's source, whose terminal sites
+/// it filled, and of the copy (the source's as they were before, at the same offsets).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Again {
+    /// The first node of the copy.
+    pub n0: NodeId,
+    /// The source's first slot.
+    pub src_slot: u32,
+    /// The copy's first slot.
+    pub slot: u32,
+    /// How many slots each has.
+    pub slots: u32,
 }
 
 impl std::fmt::Debug for Struct {
@@ -276,6 +312,7 @@ impl Struct {
             dense: true,
             by_kind: OnceLock::new(),
             next_id: 0,
+            last_copy: None,
         }
     }
 
@@ -299,6 +336,7 @@ impl Struct {
 
     /// Adds a concrete primitive of `kind` with a fresh id; returns its node index.
     pub fn add_primitive(&mut self, kind: PrimitiveKind) -> Result<NodeId, StructError> {
+        self.last_copy = None;
         if self.dense && self.next_id == self.len() as u64 {
             return self.push_dense(kind);
         }
@@ -356,6 +394,7 @@ impl Struct {
 
     /// Adds a concrete primitive of `kind` with the given identity.
     pub fn add_primitive_with_id(&mut self, kind: PrimitiveKind, id: u64) -> Result<NodeId, StructError> {
+        self.last_copy = None;
         if self.shape.get(kind.0 as usize).is_none() {
             return Err(StructError::UnknownKind(kind.0));
         }
@@ -456,6 +495,7 @@ impl Struct {
     /// process. Fails, leaving the struct unchanged, if a site does not exist, the sites' primal
     /// classes differ, a site already holds a process, or the process would close a cycle.
     pub fn connect(&mut self, from: NodeId, from_site: usize, to: NodeId, to_site: usize) -> Result<(), StructError> {
+        self.last_copy = None;
         // The common case (a later primitive fed by an earlier one, both sites free and of one
         // class) in a few lookups; anything else takes the checked path below.
         if let Some((a, b)) = self.free_pair(from, from_site, to, to_site)
@@ -496,25 +536,14 @@ impl Struct {
         self.append_copy_slots(src, kinds, |st, x, site, _, open| fed(st, x, site, open))
     }
 
-    /// [`Struct::append_copy`], `fed` told also the slot it fills ([`Struct::free_slot`] frees
-    /// it again).
-    pub(crate) fn append_copy_slots(
-        &mut self,
+    /// The kinds of a copy of `src` with `kinds` changed (offset in `src`, new kind: in offset
+    /// order, each of the same sites as the kind it replaces).
+    fn copy_kinds(
+        &self,
         src: std::ops::Range<NodeId>,
         kinds: &[(u32, PrimitiveKind)],
-        mut fed: impl FnMut(&Struct, NodeId, usize, u32, bool),
-    ) -> Result<NodeId, StructError> {
-        let n0 = self.len() as NodeId;
-        if src.end > n0 || src.start > src.end {
-            return Err(StructError::UnknownNode(src.end.max(src.start)));
-        }
+    ) -> Result<Vec<u16>, StructError> {
         let count = (src.end - src.start) as usize;
-        if self.len() + count >= NodeId::MAX as usize - 1 {
-            return Err(StructError::UnknownNode(NodeId::MAX));
-        }
-        let shift = n0 - src.start;
-        // The copy's kinds, checked; then its processes from earlier nodes (their terminal
-        // sites), before anything is written.
         let mut copy_kinds: Vec<u16> = self.kinds[src.start as usize..src.end as usize].to_vec();
         let mut last = None;
         for &(k, kind) in kinds {
@@ -535,6 +564,150 @@ impl Struct {
             }
             copy_kinds[k as usize] = new as u16;
         }
+        Ok(copy_kinds)
+    }
+
+    /// [`Struct::append_copy`] of the whole last nodes `src` when they are themselves the last
+    /// plain copy of the nodes just before them, every process into those from the nodes before
+    /// them, and nothing else changed since ([`LastCopy`]): the copy's slots are the source's as
+    /// they are, and the source's terminal sites are then filled as the copy of it filled those
+    /// of its own source, one translation on (the processes into the source are those into its
+    /// source, shifted, so the ones into the copy are too). So the source's slots become its
+    /// source's, copied whole: no process is written one by one. Returns `None`, with nothing
+    /// changed, when this does not apply (the caller copies the general way); the terminal sites
+    /// it fills are those of the source that [`Struct::has_open_terminal`] finds open in the
+    /// copy and not in the source.
+    pub(crate) fn append_copy_again(
+        &mut self,
+        src: std::ops::Range<NodeId>,
+        kinds: &[(u32, PrimitiveKind)],
+    ) -> Result<Option<Again>, StructError> {
+        let n0 = self.len() as NodeId;
+        let Some(lc) = self.last_copy else {
+            return Ok(None);
+        };
+        let count = src.end.wrapping_sub(src.start);
+        let plain = self.dense && self.next_id == n0 as u64 && self.rank.is_empty() && self.by_kind.get().is_none();
+        if !(plain
+            && lc.from_prev
+            && src.start == lc.n0
+            && src.end == n0
+            && lc.n0 - lc.src == count
+            && lc.slot == self.first_slot[src.start as usize]
+            && self.first_slot[n0 as usize] - lc.slot == lc.slots)
+        {
+            return Ok(None);
+        }
+        if self.len() + count as usize >= NodeId::MAX as usize - 1
+            || self.slot_node.len() + lc.slots as usize > u32::MAX as usize
+        {
+            return Ok(None);
+        }
+        let copy_kinds = self.copy_kinds(src.clone(), kinds)?;
+        #[cfg(debug_assertions)]
+        let expected = {
+            let mut slow = self.clone();
+            slow.append_copy_slots(src.clone(), kinds, |_, _, _, _, _| {})
+                .map(|_| slow)
+        };
+        let (a, b, len) = (lc.src_slot as usize, lc.slot as usize, lc.slots as usize);
+        let c = self.slot_node.len();
+        let slot_shift = (c - b) as u32;
+        grow(&mut self.kinds, count as usize);
+        grow(&mut self.first_slot, count as usize);
+        grow(&mut self.slot_node.delta, len);
+        grow(&mut self.slot_site, len);
+        self.kinds.extend_from_slice(&copy_kinds);
+        let at = self.first_slot.len();
+        self.first_slot
+            .extend_from_within(src.start as usize + 1..src.end as usize + 1);
+        for f in &mut self.first_slot[at..] {
+            *f += slot_shift;
+        }
+        self.slot_node.delta.extend_from_within(b..b + len);
+        self.slot_site.extend_from_within(b..b + len);
+        self.next_id = (n0 + count) as u64;
+        // As many processes end at the copy's initial sites as at its source's.
+        self.processes += lc.processes as usize;
+        self.slot_node.delta.copy_within(a..a + len, b);
+        self.slot_site.copy_within(a..a + len, b);
+        self.last_copy = Some(LastCopy {
+            src: src.start,
+            n0,
+            src_slot: b as u32,
+            slot: c as u32,
+            slots: len as u32,
+            processes: lc.processes,
+            from_prev: true,
+        });
+        #[cfg(debug_assertions)]
+        if let Ok(slow) = expected {
+            debug_assert!(
+                slow.slot_node.delta == self.slot_node.delta
+                    && slow.slot_site == self.slot_site
+                    && slow.first_slot == self.first_slot
+                    && slow.kinds == self.kinds
+                    && slow.processes == self.processes,
+                "a copy of a copy made whole as the general copy makes it"
+            );
+        }
+        Ok(Some(Again {
+            n0,
+            src_slot: b as u32,
+            slot: c as u32,
+            slots: len as u32,
+        }))
+    }
+
+    /// Undo of [`Struct::append_copy_again`] (before the copy is truncated away): the source's
+    /// slots from `from` on as they were (`delta`, `site`, as [`Struct::slots_of`] read them).
+    pub(crate) fn restore_slots(&mut self, from: u32, delta: &[i16], site: &[u8]) {
+        self.last_copy = None;
+        let from = from as usize;
+        self.slot_node.delta[from..from + delta.len()].copy_from_slice(delta);
+        self.slot_site[from..from + site.len()].copy_from_slice(site);
+    }
+
+    /// The slots `from..from + len` as they are (partners as two-byte offsets, sites), appended
+    /// to `delta` and `site`.
+    pub(crate) fn slots_of(&self, from: u32, len: u32, delta: &mut Vec<i16>, site: &mut Vec<u8>) {
+        let r = from as usize..(from + len) as usize;
+        delta.extend_from_slice(&self.slot_node.delta[r.clone()]);
+        site.extend_from_slice(&self.slot_site[r]);
+    }
+
+    /// The last plain copy's record (kept by a timeline's step, to be given back when the step is
+    /// taken back: the struct is then as it was when the step began).
+    pub(crate) fn last_copy(&self) -> Option<LastCopy> {
+        self.last_copy
+    }
+
+    /// Gives back a record [`Struct::last_copy`] read.
+    pub(crate) fn set_last_copy(&mut self, lc: Option<LastCopy>) {
+        self.last_copy = lc;
+    }
+
+    /// [`Struct::append_copy`], `fed` told also the slot it fills ([`Struct::free_slot`] frees
+    /// it again).
+    pub(crate) fn append_copy_slots(
+        &mut self,
+        src: std::ops::Range<NodeId>,
+        kinds: &[(u32, PrimitiveKind)],
+        mut fed: impl FnMut(&Struct, NodeId, usize, u32, bool),
+    ) -> Result<NodeId, StructError> {
+        self.last_copy = None;
+        let n0 = self.len() as NodeId;
+        if src.end > n0 || src.start > src.end {
+            return Err(StructError::UnknownNode(src.end.max(src.start)));
+        }
+        let count = (src.end - src.start) as usize;
+        if self.len() + count >= NodeId::MAX as usize - 1 {
+            return Err(StructError::UnknownNode(NodeId::MAX));
+        }
+        let shift = n0 - src.start;
+        // The copy's kinds, checked; then its processes from earlier nodes (their terminal
+        // sites), before anything is written.
+        let copy_kinds = self.copy_kinds(src.clone(), kinds)?;
         let (slot_from, slot_to) = (
             self.first_slot[src.start as usize] as usize,
             self.first_slot[src.end as usize] as usize,
@@ -632,6 +805,9 @@ impl Struct {
             n: NodeId,
         }
         let mut processes = 0;
+        // Whether every process from an earlier node comes from the `count` nodes before `src`
+        // (the whole copy's record, [`LastCopy`]).
+        let mut from_prev = src.end == n0;
         // (About as many processes come from earlier nodes as the copy has initial sites.)
         let mut fills: Vec<Fill> = Vec::with_capacity(slots.end - slots.start);
         let delta = &self.slot_node.delta;
@@ -650,6 +826,7 @@ impl Struct {
                     continue;
                 }
                 let (xs, ts) = (x + shift, self.slot_site[pb + s]);
+                from_prev &= xs >= src.start && (p + shift - xs) < D_NEAR;
                 let (tb, ntx) = self.feed_slots(xs, ts, kind, s)?;
                 let a = tb + ts as u32;
                 fills.push(Fill {
@@ -681,6 +858,15 @@ impl Struct {
         self.slot_site.extend_from_within(slot_from..slot_to);
         self.next_id = (n0 as usize + count) as u64;
         self.processes += processes;
+        let record = LastCopy {
+            src: src.start,
+            n0,
+            src_slot: slot_from as u32,
+            slot: (slot_from + slot_shift) as u32,
+            slots: (slot_to - slot_from) as u32,
+            processes: processes as u32,
+            from_prev,
+        };
         // The processes from earlier nodes: their terminal sites filled, in the copy's order.
         for f in fills {
             self.slot_node.set_free(f.a as usize, f.x, f.n);
@@ -702,6 +888,7 @@ impl Struct {
                 }
             }
         }
+        self.last_copy = Some(record);
         Ok(n0)
     }
 
@@ -1133,6 +1320,7 @@ impl Struct {
     /// Closes terminal site `site` of `n`: no process will leave it (what it emits ends
     /// unobserved). Fails if the site does not exist or already feeds a process.
     pub fn close_terminal(&mut self, n: NodeId, site: usize) -> Result<(), StructError> {
+        self.last_copy = None;
         self.check_node(n)?;
         let Some(k) = self.terminal_slot(n, site) else {
             let p = self.alphabet.primitive(self.kind_of(n));
@@ -1165,6 +1353,7 @@ impl Struct {
     /// [`Struct::append_copy_slots`] named it).
     #[inline]
     pub(crate) fn free_slot(&mut self, k: u32) {
+        self.last_copy = None;
         // (The owner is not read when the slot is set free.)
         self.slot_node.set(k as usize, 0, FREE);
         self.slot_site[k as usize] = 0;
@@ -1215,6 +1404,7 @@ impl Struct {
 
     /// [`Struct::truncate_known`] past the count of processes and the lists by kind.
     fn truncate_rest(&mut self, len: usize) {
+        self.last_copy = None;
         let slots = self.first_slot[len] as usize;
         self.kinds.truncate(len);
         self.first_slot.truncate(len + 1);

@@ -73,6 +73,11 @@ pub(crate) struct StepLog {
     /// The slots of the terminal sites of earlier primitives the step filled or closed (free
     /// before it): an undo frees them after the journal's changes are taken back.
     pub slots: Vec<u32>,
+    /// A step made as a copy of a copy ([`crate::ets::structs::Struct::append_copy_again`]): the
+    /// first slot of its source and the source's slots before the step (partners, sites).
+    pub refill: Option<(u32, Vec<i16>, Vec<u8>)>,
+    /// The struct's record of its last plain copy when the step began (given back by an undo).
+    pub last_copy: Option<crate::ets::structs::LastCopy>,
     /// What the step changed of level 0's persisting set (when it was kept).
     pub pers: Option<Box<PersLog>>,
 }
@@ -83,6 +88,10 @@ impl StepLog {
         let spilled = |n: usize| if n > 4 { n } else { 0 };
         self.journal.heap_bytes()
             + self.slots.capacity() * 4
+            + self
+                .refill
+                .as_ref()
+                .map_or(0, |(_, d, s)| d.capacity() * 2 + s.capacity())
             + self
                 .pers
                 .as_ref()

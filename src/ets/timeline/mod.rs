@@ -59,7 +59,7 @@ use super::ids::{ConstraintId, ElementId, MatchId, NONE, NodeId};
 use super::matching::{Host, LinkLabel, Plan, PlanScratch};
 use super::primitive::PrimitiveKind;
 use super::setting::Setting;
-use super::structs::Struct;
+use super::structs::{Again, LastCopy, Struct};
 
 /// What a timeline refuses.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -254,6 +254,16 @@ pub struct Timeline {
     journal_spare: Journal,
     /// A list of slots an undone step's log gave back (its capacity kept for the next step's).
     slots_spare: Vec<u32>,
+    /// The source's slots before the open step, when it is a copy of a copy (for the journal).
+    refill: Option<(u32, Vec<i16>, Vec<u8>)>,
+    /// Lists an undone step's `refill` gave back.
+    refill_spare: Option<(Vec<i16>, Vec<u8>)>,
+    /// The struct's record of its last plain copy when the open step began (for the journal).
+    last_copy_before: Option<LastCopy>,
+    /// The primitives a step made as a copy of a copy sealed, as offsets in its source, and the
+    /// first nodes of the last steps that sealed those (each such a copy of the one before, but
+    /// the first): a copy of one of them seals the same ([`Timeline::refilled`]).
+    sealed_rel: (SmallVec<[NodeId; 4]>, Vec<u32>),
     /// The journal asked for while a step was open: kept from the next step on (what the open
     /// step filled before was not written down).
     log_next: bool,
@@ -343,6 +353,10 @@ impl Timeline {
             quiet_saved: None,
             journal_spare: Journal::default(),
             slots_spare: Vec::new(),
+            refill: None,
+            refill_spare: None,
+            last_copy_before: None,
+            sealed_rel: Default::default(),
             log: None,
             log_next: false,
             deltas: Vec::new(),
@@ -539,7 +553,8 @@ impl Timeline {
                     .as_ref()
                     .map_or(0, |(_, st)| std::mem::size_of::<level::QuietState>() + st.heap_bytes())
                 + self.journal_spare.heap_bytes()
-                + self.slots_spare.capacity() * 4,
+                + self.slots_spare.capacity() * 4
+                + (self.refill_spare.as_ref()).map_or(0, |(d, t)| d.capacity() * 2 + t.capacity()),
             levels: self.levels.iter().map(Level::memory).collect(),
             compiled: self.compiled_bytes(),
         }
@@ -579,6 +594,8 @@ impl Timeline {
         self.sealed.clear();
         self.filled.clear();
         self.copy = None;
+        self.refill = None;
+        self.last_copy_before = self.strukt.last_copy();
         Ok(self.step_start.len() as u32 - 1)
     }
 
@@ -635,8 +652,13 @@ impl Timeline {
         let t = self.step_start.len() - 1;
         // The whole step before, into an empty step.
         let whole = t > 0 && src == (self.step_start[t - 1]..first) && self.strukt.len() as NodeId == first;
-        let (filled, sealed) = (&mut self.filled, &mut self.sealed);
         let journal = self.log.is_some();
+        if whole && let Some(ag) = self.strukt.append_copy_again(src.clone(), kinds)? {
+            self.refilled(src, ag, journal);
+            self.copy = Some(kinds.iter().map(|k| k.0).collect());
+            return Ok(ag.n0);
+        }
+        let (filled, sealed) = (&mut self.filled, &mut self.sealed);
         let n = self.strukt.append_copy_slots(
             src,
             kinds,
@@ -654,6 +676,65 @@ impl Timeline {
         )?;
         self.copy = whole.then(|| kinds.iter().map(|k| k.0).collect());
         Ok(n)
+    }
+
+    /// After [`Struct::append_copy_again`] copied `src` (the whole step before, itself such a
+    /// copy): the earlier primitives sealed, in the order the general copy seals them (a source
+    /// primitive is sealed when the last of its open terminal sites is filled, by the copy's
+    /// primitives and initial sites in order), and for the journal the source's slots as they
+    /// were (the copy's, which are those).
+    fn refilled(&mut self, src: std::ops::Range<NodeId>, ag: Again, journal: bool) {
+        if journal {
+            let (mut d, mut t) = self.refill_spare.take().unwrap_or_default();
+            d.clear();
+            t.clear();
+            self.strukt.slots_of(ag.slot, ag.slots, &mut d, &mut t);
+            self.refill = Some((ag.src_slot, d, t));
+        }
+        // The source was made as such a copy too: it sealed the primitives at the same offsets
+        // in its source, in the same order (when those were kept).
+        if self.sealed_rel.0.contains(&src.start) {
+            let (keys, rel) = &mut self.sealed_rel;
+            if keys.len() == keys.inline_size() {
+                keys.remove(0);
+            }
+            keys.push(ag.n0);
+            self.sealed.extend(rel.iter().map(|&o| src.start + o));
+            debug_assert_eq!(
+                self.sealed,
+                self.sealed_by_fills(src, ag.n0),
+                "a copy's sealed primitives"
+            );
+            return;
+        }
+        self.sealed = self.sealed_by_fills(src.clone(), ag.n0);
+        let (keys, rel) = &mut self.sealed_rel;
+        keys.clear();
+        keys.push(ag.n0);
+        rel.clear();
+        rel.extend(self.sealed.iter().map(|&x| x - src.start));
+    }
+
+    /// The primitives of `src` a copy of it at `n0` sealed, in the order the general copy seals
+    /// them (see [`Timeline::refilled`]).
+    fn sealed_by_fills(&self, src: std::ops::Range<NodeId>, n0: NodeId) -> Vec<NodeId> {
+        let s = &self.strukt;
+        let shift = n0 - src.start;
+        let mut sealed = Vec::new();
+        // Per source primitive, its open terminal sites before (its copy's now).
+        let mut left: Vec<u16> = (src.clone()).map(|x| s.open_terminal_count(x + shift) as u16).collect();
+        for n in n0..n0 + (src.end - src.start) {
+            for (y, _) in s.incoming(n) {
+                if y < n0 && y >= src.start {
+                    let l = &mut left[(y - src.start) as usize];
+                    *l -= 1;
+                    if *l == 0 {
+                        sealed.push(y);
+                    }
+                }
+            }
+        }
+        sealed
     }
 
     /// Closes terminal site `site` of `n`: what it emits ends unobserved.
@@ -725,6 +806,8 @@ impl Timeline {
             // (The step's slots for its log; the spare list the log of the step before gave
             // back, for the next step's.)
             l.slots = std::mem::replace(&mut self.filled, std::mem::take(&mut self.slots_spare));
+            l.refill = self.refill.take();
+            l.last_copy = self.last_copy_before;
             l.pers = self.levels[0].pers.log.take();
             all.push(Arc::new(l));
             self.deltas
@@ -1121,6 +1204,7 @@ impl Timeline {
         let undone = self.step_start.len() as u32 - 1;
         let undone_first = self.step_start[undone as usize];
         self.open_bits.0.retain(|f| *f < undone_first);
+        self.sealed_rel.0.retain(|f| *f < undone_first);
         for lv in &mut self.levels {
             lv.memo.forget_from(undone);
         }
@@ -1152,6 +1236,11 @@ impl Timeline {
         }
         l.slots.clear();
         self.slots_spare = std::mem::take(&mut l.slots);
+        // A copy of a copy: its source's slots as they were.
+        if let Some((from, d, t)) = l.refill.take() {
+            self.strukt.restore_slots(from, &d, &t);
+            self.refill_spare = Some((d, t));
+        }
         // The persisting set as the step before left it (its members were not touched).
         if let Some(p) = l.pers.take() {
             self.levels[0].persist_undo(&p);
@@ -1194,6 +1283,8 @@ impl Timeline {
             lv.due = due;
         }
         self.strukt.truncate_known(l.nodes, l.processes);
+        // (The struct is as it was when the step began.)
+        self.strukt.set_last_copy(l.last_copy);
         self.levels[0].anchors.truncate(l.nodes + 1);
         self.step_start.pop();
         let steps = self.step_start.len();
@@ -1964,6 +2055,65 @@ mod tests {
             account = (w, site(withdraw, "account", false));
         }
         s
+    }
+
+    #[test]
+    fn a_copy_of_a_copy_seals_what_the_general_copy_seals_in_its_order() {
+        // Steps each a copy of the whole step before (rungs of ladders side by side): from the
+        // third on, the struct writes them whole (`Struct::append_copy_again`) and the primitives
+        // sealed are taken from the step before's (`Timeline::refilled`). Both give those the
+        // general copy seals, in the order it seals them: by the copy's primitives and sites,
+        // here not the nodes' order. Each step is also taken back and made again.
+        let st = Arc::new(bank::setting());
+        let al = st.alphabet().clone();
+        let k = |n: &str| al.kind(n).expect("a bank primitive");
+        let (arrive, open, withdraw, spend) = (k("arrive"), k("open"), k("withdraw"), k("spend"));
+        let ini = |p, n: &str| al.primitive(p).initial_index(n).expect("a bank site");
+        let ter = |p, n: &str| al.primitive(p).terminal_index(n).expect("a bank site");
+        let mut tl = super::Timeline::new(st.clone(), None);
+        tl.keep_journal(true);
+        tl.begin_step().unwrap();
+        let mut ends: Vec<(u32, usize, u32, usize)> = (0..3)
+            .map(|_| {
+                let (a, o) = (tl.add(arrive).unwrap(), tl.add(open).unwrap());
+                (a, ter(arrive, "person"), o, ter(open, "account"))
+            })
+            .collect();
+        tl.end_step().unwrap();
+        // Two rungs made a primitive and a process at a time (the first from other primitives).
+        for _ in 0..2 {
+            tl.begin_step().unwrap();
+            for end in &mut ends {
+                let (person, ps, account, acs) = *end;
+                let w = tl.add(withdraw).unwrap();
+                tl.connect(person, ps, w, ini(withdraw, "person")).unwrap();
+                tl.connect(account, acs, w, ini(withdraw, "account")).unwrap();
+                let sp = tl.add(spend).unwrap();
+                tl.connect(w, ter(withdraw, "person"), sp, ini(spend, "person"))
+                    .unwrap();
+                tl.connect(w, ter(withdraw, "money"), sp, ini(spend, "money")).unwrap();
+                *end = (sp, ter(spend, "person"), w, ter(withdraw, "account"));
+            }
+            tl.end_step().unwrap();
+        }
+        let mut whole = 0;
+        for t in 3..10 {
+            for again in [false, true] {
+                tl.begin_step().unwrap();
+                let (p0, first) = (tl.step_start[t - 1], tl.strukt.len() as u32);
+                assert_eq!(tl.add_copy(p0..first, &[]).unwrap(), first);
+                let expected = tl.sealed_by_fills(p0..first, first);
+                assert_eq!(tl.sealed, expected, "step {t}");
+                assert!(expected.len() == 6 && !expected.is_sorted(), "step {t}: {expected:?}");
+                whole += tl.refill.is_some() as u32;
+                tl.end_step().unwrap();
+                if !again {
+                    tl.undo().unwrap();
+                }
+            }
+        }
+        // The general copy at step 3 (the step before it was not a copy), whole ever after.
+        assert_eq!(whole, 12);
     }
 
     #[test]
