@@ -304,10 +304,14 @@ impl MatchStore {
                         fits
                     };
                     if fits {
-                        // Each end moves by where the chunk begins in the two blocks.
-                        for q in i..i + c {
-                            let e = self.end[q] as usize - lo as usize + at;
-                            self.end.push(e as u16);
+                        // Each end moves by where the chunk begins in the two blocks (copied,
+                        // then moved by one amount: no end of the chunk is marked `WIDE`, and
+                        // each moved stays below it, `at + n` does).
+                        let e0 = self.end.len();
+                        self.end.extend_from_within(i..i + c);
+                        let by = (at as u16).wrapping_sub(lo);
+                        for e in &mut self.end[e0..] {
+                            *e = e.wrapping_add(by);
                         }
                         self.constraint.extend_from_within(i..i + c);
                         self.holder.resize(self.holder.len() + c, NONE);
