@@ -567,6 +567,41 @@ impl Struct {
         Ok(copy_kinds)
     }
 
+    /// The storage part of a copy of the last nodes' `src` with kinds `copy_kinds`, its slots
+    /// `slots` (theirs) copied as they stand: kinds, first slots (the originals', one translation
+    /// on) and slots appended. Returns how far the slots moved.
+    fn extend_copied(
+        &mut self,
+        src: std::ops::Range<NodeId>,
+        copy_kinds: &[u16],
+        slots: std::ops::Range<usize>,
+    ) -> usize {
+        let (count, n) = (copy_kinds.len(), slots.end - slots.start);
+        let slot_shift = self.slot_node.len() - slots.start;
+        grow(&mut self.kinds, count);
+        grow(&mut self.first_slot, count);
+        grow(&mut self.slot_node.delta, n);
+        grow(&mut self.slot_site, n);
+        self.kinds.extend_from_slice(copy_kinds);
+        // (Each copy's first slot is its original's, one translation on: copied, then moved.)
+        let at = self.first_slot.len();
+        self.first_slot
+            .extend_from_within(src.start as usize + 1..src.end as usize + 1);
+        for f in &mut self.first_slot[at..] {
+            *f += slot_shift as u32;
+        }
+        self.slot_node.delta.extend_from_within(slots.clone());
+        self.slot_site.extend_from_within(slots);
+        self.next_id = self.len() as u64;
+        slot_shift
+    }
+
+    /// Whether nodes are appended as plainly as a copy assumes: ids are node indices (the next
+    /// one `n0`), node order is a topological order, and no list by kind is kept.
+    fn appends_plainly(&self, n0: NodeId) -> bool {
+        self.dense && self.next_id == n0 as u64 && self.rank.is_empty() && self.by_kind.get().is_none()
+    }
+
     /// [`Struct::append_copy`] of the whole last nodes `src` when they are themselves the last
     /// plain copy of the nodes just before them, every process into those from the nodes before
     /// them, and nothing else changed since ([`LastCopy`]): the copy's slots are the source's as
@@ -587,7 +622,7 @@ impl Struct {
             return Ok(None);
         };
         let count = src.end.wrapping_sub(src.start);
-        let plain = self.dense && self.next_id == n0 as u64 && self.rank.is_empty() && self.by_kind.get().is_none();
+        let plain = self.appends_plainly(n0);
         if !(plain
             && lc.from_prev
             && src.start == lc.n0
@@ -612,21 +647,7 @@ impl Struct {
         };
         let (a, b, len) = (lc.src_slot as usize, lc.slot as usize, lc.slots as usize);
         let c = self.slot_node.len();
-        let slot_shift = (c - b) as u32;
-        grow(&mut self.kinds, count as usize);
-        grow(&mut self.first_slot, count as usize);
-        grow(&mut self.slot_node.delta, len);
-        grow(&mut self.slot_site, len);
-        self.kinds.extend_from_slice(&copy_kinds);
-        let at = self.first_slot.len();
-        self.first_slot
-            .extend_from_within(src.start as usize + 1..src.end as usize + 1);
-        for f in &mut self.first_slot[at..] {
-            *f += slot_shift;
-        }
-        self.slot_node.delta.extend_from_within(b..b + len);
-        self.slot_site.extend_from_within(b..b + len);
-        self.next_id = (n0 + count) as u64;
+        self.extend_copied(src.clone(), &copy_kinds, b..b + len);
         // As many processes end at the copy's initial sites as at its source's.
         self.processes += lc.processes as usize;
         self.slot_node.delta.copy_within(a..a + len, b);
@@ -722,7 +743,7 @@ impl Struct {
             .iter()
             .fold(0u16, |acc, &d| acc | ((d.wrapping_sub(D_CLOSED) as u16) < 2) as u16)
             != 0;
-        let plain = self.dense && self.next_id == n0 as u64 && self.rank.is_empty() && self.by_kind.get().is_none();
+        let plain = self.appends_plainly(n0);
         if plain && !odd {
             return self.append_copy_plain(src, copy_kinds, slot_from..slot_to, fed);
         }
@@ -790,7 +811,6 @@ impl Struct {
         mut fed: impl FnMut(&Struct, NodeId, usize, u32, bool),
     ) -> Result<NodeId, StructError> {
         let n0 = self.len() as NodeId;
-        let count = copy_kinds.len();
         let shift = n0 - src.start;
         // The processes of the copy, and those from earlier nodes as they will be written, checked
         // before anything is: each fills terminal slot `a` (site `ts`) of node `x`, whose
@@ -841,22 +861,7 @@ impl Struct {
             }
         }
         let (slot_from, slot_to) = (slots.start, slots.end);
-        let slot_shift = self.slot_node.len() - slot_from;
-        grow(&mut self.kinds, count);
-        grow(&mut self.first_slot, count);
-        grow(&mut self.slot_node.delta, slot_to - slot_from);
-        grow(&mut self.slot_site, slot_to - slot_from);
-        self.kinds.extend_from_slice(&copy_kinds);
-        // (Each copy's first slot is its original's, one translation on: copied, then moved.)
-        let at = self.first_slot.len();
-        self.first_slot
-            .extend_from_within(src.start as usize + 1..src.end as usize + 1);
-        for f in &mut self.first_slot[at..] {
-            *f += slot_shift as u32;
-        }
-        self.slot_node.delta.extend_from_within(slot_from..slot_to);
-        self.slot_site.extend_from_within(slot_from..slot_to);
-        self.next_id = (n0 as usize + count) as u64;
+        let slot_shift = self.extend_copied(src.clone(), &copy_kinds, slots);
         self.processes += processes;
         let record = LastCopy {
             src: src.start,

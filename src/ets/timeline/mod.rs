@@ -263,7 +263,7 @@ pub struct Timeline {
     /// The primitives a step made as a copy of a copy sealed, as offsets in its source, and the
     /// first nodes of the last steps that sealed those (each such a copy of the one before, but
     /// the first): a copy of one of them seals the same ([`Timeline::refilled`]).
-    sealed_rel: (SmallVec<[NodeId; 4]>, Vec<u32>),
+    sealed_rel: CopyKept<Vec<u32>>,
     /// The journal asked for while a step was open: kept from the next step on (what the open
     /// step filled before was not written down).
     log_next: bool,
@@ -282,7 +282,41 @@ pub struct Timeline {
     /// level 0 read them at the end of the last steps made as copies of one another (the first
     /// node of each): a copy of the whole step before has the open sites its source had when
     /// its own step ended, one translation on ([`Timeline::open_bits`]).
-    open_bits: (SmallVec<[NodeId; 4]>, Vec<u64>),
+    open_bits: CopyKept<Vec<u64>>,
+}
+
+/// A value that holds for the last steps made as copies of one another ([`Timeline::add_copy`]):
+/// the first node of each (the last four), and the value. A step that copies one of them has the
+/// same value ([`CopyKept::keep`] it for that step too); any other step sets it anew; an undo
+/// forgets the steps it takes back.
+#[derive(Debug, Clone, Default)]
+struct CopyKept<T> {
+    steps: SmallVec<[NodeId; 4]>,
+    value: T,
+}
+
+impl<T> CopyKept<T> {
+    /// The value, when it holds for the step that begins at node `first`.
+    fn get(&self, first: NodeId) -> Option<&T> {
+        self.steps.contains(&first).then_some(&self.value)
+    }
+    /// The value holds for the step that begins at `first` too.
+    fn keep(&mut self, first: NodeId) {
+        if self.steps.len() == self.steps.inline_size() {
+            self.steps.remove(0);
+        }
+        self.steps.push(first);
+    }
+    /// The value, to be set, for the step that begins at `first` alone.
+    fn set(&mut self, first: NodeId) -> &mut T {
+        self.steps.clear();
+        self.steps.push(first);
+        &mut self.value
+    }
+    /// The steps from node `first` on are taken back.
+    fn forget_from(&mut self, first: NodeId) {
+        self.steps.retain(|f| *f < first);
+    }
 }
 
 impl Timeline {
@@ -653,11 +687,31 @@ impl Timeline {
         // The whole step before, into an empty step.
         let whole = t > 0 && src == (self.step_start[t - 1]..first) && self.strukt.len() as NodeId == first;
         let journal = self.log.is_some();
-        if whole && let Some(ag) = self.strukt.append_copy_again(src.clone(), kinds)? {
-            self.refilled(src, ag, journal);
-            self.copy = Some(kinds.iter().map(|k| k.0).collect());
-            return Ok(ag.n0);
-        }
+        let again = if whole {
+            self.strukt.append_copy_again(src.clone(), kinds)?
+        } else {
+            None
+        };
+        let n = match again {
+            Some(ag) => {
+                self.refilled(src, ag, journal);
+                ag.n0
+            }
+            None => self.copy_general(src, kinds, journal)?,
+        };
+        self.copy = whole.then(|| kinds.iter().map(|k| k.0).collect());
+        Ok(n)
+    }
+
+    /// [`Timeline::add_copy`] the general way ([`Struct::append_copy`]): each earlier
+    /// primitive's terminal site filled written down for the journal, and sealed.
+    fn copy_general(
+        &mut self,
+        src: std::ops::Range<NodeId>,
+        kinds: &[(u32, PrimitiveKind)],
+        journal: bool,
+    ) -> Result<NodeId, TimelineError> {
+        let first = self.first_node();
         let (filled, sealed) = (&mut self.filled, &mut self.sealed);
         let n = self.strukt.append_copy_slots(
             src,
@@ -674,7 +728,6 @@ impl Timeline {
                 }
             },
         )?;
-        self.copy = whole.then(|| kinds.iter().map(|k| k.0).collect());
         Ok(n)
     }
 
@@ -693,13 +746,9 @@ impl Timeline {
         }
         // The source was made as such a copy too: it sealed the primitives at the same offsets
         // in its source, in the same order (when those were kept).
-        if self.sealed_rel.0.contains(&src.start) {
-            let (keys, rel) = &mut self.sealed_rel;
-            if keys.len() == keys.inline_size() {
-                keys.remove(0);
-            }
-            keys.push(ag.n0);
+        if let Some(rel) = self.sealed_rel.get(src.start) {
             self.sealed.extend(rel.iter().map(|&o| src.start + o));
+            self.sealed_rel.keep(ag.n0);
             debug_assert_eq!(
                 self.sealed,
                 self.sealed_by_fills(src, ag.n0),
@@ -708,9 +757,7 @@ impl Timeline {
             return;
         }
         self.sealed = self.sealed_by_fills(src.clone(), ag.n0);
-        let (keys, rel) = &mut self.sealed_rel;
-        keys.clear();
-        keys.push(ag.n0);
+        let rel = self.sealed_rel.set(ag.n0);
         rel.clear();
         rel.extend(self.sealed.iter().map(|&x| x - src.start));
     }
@@ -825,35 +872,30 @@ impl Timeline {
         Ok(self.step_start.len() as u32 - 1)
     }
 
-    /// Level 0 at step `t`.
     /// Which primitives of step `t` (from `first`, its first) have an open terminal site, as bits.
     /// A step that copies the whole step before ([`Timeline::add_copy`]) has its source's, as they
     /// were when the source's step ended (the copy's sites are copied from the source's before
     /// any of the source's is filled, and nothing of the source changed since its step ended):
-    /// those are reused when kept. Kept are the bits of the last step that read them and of the
-    /// steps since that copied it; an undo forgets the steps it takes back.
+    /// those are reused when kept ([`CopyKept`]).
     fn open_bits(&mut self, t: u32, first: NodeId) -> Vec<u64> {
-        let (keys, bits) = &mut self.open_bits;
         let source = (t as usize).checked_sub(1).map(|s| self.step_start[s]);
         let n = self.strukt.len() - first as usize;
         if self.copy.is_some()
             && let Some(f) = source
-            && keys.contains(&f)
+            && let Some(bits) = self.open_bits.get(f)
             && bits.len() == n.div_ceil(64)
         {
-            if keys.len() == keys.inline_size() {
-                keys.remove(0);
-            }
-            keys.push(first);
-            debug_assert_eq!(*bits, self.strukt.open_terminal_bits(first), "a copy's open sites");
-            return bits.clone();
+            let bits = bits.clone();
+            self.open_bits.keep(first);
+            debug_assert_eq!(bits, self.strukt.open_terminal_bits(first), "a copy's open sites");
+            return bits;
         }
-        *bits = self.strukt.open_terminal_bits(first);
-        keys.clear();
-        keys.push(first);
-        bits.clone()
+        let bits = self.strukt.open_terminal_bits(first);
+        *self.open_bits.set(first) = bits.clone();
+        bits
     }
 
+    /// Level 0 at step `t`.
     fn level0_step(&mut self, t: u32, journal: Option<&mut Journal>) {
         let first_node = self.step_start[t as usize];
         let open_new = self.open_bits(t, first_node);
@@ -1203,8 +1245,8 @@ impl Timeline {
         self.deltas.pop();
         let undone = self.step_start.len() as u32 - 1;
         let undone_first = self.step_start[undone as usize];
-        self.open_bits.0.retain(|f| *f < undone_first);
-        self.sealed_rel.0.retain(|f| *f < undone_first);
+        self.open_bits.forget_from(undone_first);
+        self.sealed_rel.forget_from(undone_first);
         for lv in &mut self.levels {
             lv.memo.forget_from(undone);
         }
