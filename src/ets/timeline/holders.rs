@@ -350,6 +350,69 @@ impl NodeHolders {
         }
         (all, any)
     }
+    /// [`NodeHolders::copy_if_set`] over a run of nodes: node `from + k` to `to + k` (after the
+    /// run's originals), for `k` below `n` but those whose bit `skip_at + k` is set in `skip`;
+    /// `on(k, all, any)` after each node tested (and copied, when `all`). Slots are given up to
+    /// the last node of the run at once.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn copy_if_set_run(
+        &mut self,
+        from: usize,
+        to: usize,
+        n: usize,
+        bits: &[u64],
+        skip: &[u64],
+        skip_at: usize,
+        mut on: impl FnMut(usize, bool, bool),
+    ) {
+        if n == 0 {
+            return;
+        }
+        debug_assert!(from + n <= to, "the copies come after their originals");
+        self.cover(to + n - 1);
+        let set = |e: ElementId| bits.get(e as usize >> 6).is_some_and(|w| w >> (e & 63) & 1 == 1);
+        let Slots::Narrow(v) = &mut self.slots else {
+            for k in 0..n {
+                let i = skip_at + k;
+                if skip[i / 64] >> (i % 64) & 1 == 0 {
+                    let (all, any) = self.copy_if_set(from + k, to + k, bits);
+                    on(k, all, any);
+                }
+            }
+            return;
+        };
+        let (lo, hi) = v.split_at_mut(to);
+        let (src, dst) = (&lo[from..from + n], &mut hi[..n]);
+        for (k, (s, d)) in src.iter().zip(dst.iter_mut()).enumerate() {
+            let i = skip_at + k;
+            if skip[i / 64] >> (i % 64) & 1 == 1 {
+                continue;
+            }
+            let (mut all, mut any) = (s.len > 0, false);
+            if s.len == SPILLED {
+                let l = &self.spilled[s.spill_index()];
+                let c = l.iter().filter(|&&e| set(e)).count();
+                (all, any) = (c == l.len(), c > 0);
+                if all {
+                    let l = l.clone();
+                    d.spill_to(self.spilled.len());
+                    self.spilled.push(l);
+                }
+            } else {
+                for &id in &s.ids[..s.len as usize] {
+                    let b = set(id as ElementId);
+                    all &= b;
+                    any |= b;
+                }
+                if all {
+                    debug_assert_eq!(d.len, 0, "a node held already");
+                    *d = *s;
+                }
+            }
+            on(k, all, any);
+        }
+    }
     /// Gives every node up to `x` a slot.
     #[inline]
     pub fn cover(&mut self, x: usize) {

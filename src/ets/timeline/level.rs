@@ -1978,9 +1978,7 @@ impl Level {
             self.loud.resize(cx.dirty_new.len(), 0);
             let n = (end - cx.first_new) as usize;
             // (The last step's bits kept for [`Level::persist_bulk`].)
-            std::mem::swap(&mut self.start_due, &mut self.pers.start_prev);
-            self.pers.start_prev_at = self.pers.start_now_at;
-            self.pers.start_now_at = (cx.t, cx.first_new);
+            self.keep_start_bits(cx.t, cx.first_new);
             self.start_due.clear();
             self.start_due.resize(n.div_ceil(64), u64::MAX);
             if !n.is_multiple_of(64) {

@@ -1284,10 +1284,10 @@ impl Timeline {
             self.refill_spare = Some((d, t));
         }
         // The persisting set as the step before left it (its members were not touched).
-        if let Some(p) = l.pers.take() {
-            self.levels[0].persist_undo(&p);
+        let starts_known = l.pers.take().is_some_and(|p| self.levels[0].persist_undo(&p));
+        if !starts_known {
+            self.levels[0].forget_start_bits();
         }
-        self.levels[0].forget_start_bits();
         for (k, (sz, due)) in l.sizes.iter().zip(l.due).enumerate() {
             let lv = &mut self.levels[k];
             // Only the levels above 0 keep the matches they found (level 0's are anchored once,

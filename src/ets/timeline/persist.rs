@@ -128,6 +128,19 @@ pub(crate) struct PersLog {
     left: Vec<(ElementId, [u32; 5])>,
     /// Members' counts of open primitives changed without a touch, each with its value before.
     opens: Vec<(ElementId, u32)>,
+    /// The starts' bits of the step before the step before, with `start_prev_at` and
+    /// `start_now_at`, before the step's derivation moved them on ([`Level::keep_start_bits`]).
+    starts: Option<StartBits>,
+}
+
+/// The starts' bits a step moved on ([`PersLog::starts`]).
+#[derive(Debug, Clone, Default)]
+struct StartBits {
+    /// `Persisting::start_prev` before the step.
+    bits: Vec<u64>,
+    /// `Persisting::start_prev_at` and `start_now_at` before the step.
+    prev_at: (u32, u32),
+    now_at: (u32, u32),
 }
 
 impl PersLog {
@@ -136,6 +149,7 @@ impl PersLog {
         (self.list.capacity() + self.joined.capacity()) * 4
             + self.left.capacity() * std::mem::size_of::<(ElementId, [u32; 5])>()
             + self.opens.capacity() * 8
+            + self.starts.as_ref().map_or(0, |s| s.bits.capacity() * 8)
     }
 }
 
@@ -309,7 +323,11 @@ impl Level {
     /// touched): gives back what `log` says the step changed of the set and, without touching
     /// them, of its members (their counts of open primitives, then the fields written out when
     /// they left), so that the set and its members are as the step before left them.
-    pub(crate) fn persist_undo(&mut self, log: &PersLog) {
+    ///
+    /// Whether the starts' bits of the step before are known again (the step kept those it moved
+    /// on: [`Level::keep_start_bits`]); when not, the caller forgets them
+    /// ([`Level::forget_start_bits`]).
+    pub(crate) fn persist_undo(&mut self, log: &PersLog) -> bool {
         for &(e, open) in log.opens.iter().rev() {
             self.elems[e as usize].open = open;
         }
@@ -340,6 +358,32 @@ impl Level {
         p.zeros.clear();
         p.balanced_at = NONE;
         p.log = None;
+        let Some(kept) = &log.starts else {
+            return false;
+        };
+        // The step's bits go; the step before's, moved on by the step, come back, and the ones
+        // before them from the log.
+        std::mem::swap(&mut self.start_due, &mut p.start_prev);
+        p.start_prev.clone_from(&kept.bits);
+        p.start_prev_at = kept.prev_at;
+        p.start_now_at = kept.now_at;
+        true
+    }
+
+    /// Level 0's derivation at the beginning of a step: the starts' bits of the step before
+    /// become the ones [`Level::persist_bulk`] reads, and this step's begin. A journaled step
+    /// keeps what it moves on for its undo ([`Level::persist_undo`]), so that a step made after
+    /// the undo reads them again rather than each image's holders.
+    pub(crate) fn keep_start_bits(&mut self, t: u32, first_new: u32) {
+        let p = &mut self.pers;
+        if let Some(log) = p.log.as_mut() {
+            let kept = log.starts.get_or_insert_with(StartBits::default);
+            kept.bits.clone_from(&p.start_prev);
+            (kept.prev_at, kept.now_at) = (p.start_prev_at, p.start_now_at);
+        }
+        std::mem::swap(&mut self.start_due, &mut p.start_prev);
+        p.start_prev_at = p.start_now_at;
+        p.start_now_at = (t, first_new);
     }
 
     /// Undo of any step at level 0: the starts' bits of the step before are not known any more
@@ -616,60 +660,107 @@ impl Level {
         let prev_bits = (self.pers.start_prev_at.0 == cx.t - 1 && prev_first == anchors.get(s1 as usize))
             .then_some(&self.pers.start_prev);
         let mut mixed: SmallVec<[(bool, u32); 16]> = SmallVec::new();
-        let mut next_a = None;
-        for x in s1..s0 {
-            let a0 = next_a.take().unwrap_or_else(|| anchors.get(x as usize));
-            let Some(y) = image.clean_image(x) else {
-                continue;
-            };
-            let (a1, b0) = (anchors.get(x as usize + 1), anchors.get(y as usize));
-            next_a = Some(a1);
-            for r in 0..a1 - a0 {
-                let (m1, m2) = (a0 + r, b0 + r);
-                let bits = &self.pers.bits;
-                let (all, any) = self.store.holders_test(m1, |e| bit(bits, e));
-                if !all {
-                    if any {
-                        mixed.push((true, m1));
-                    }
-                    continue;
-                }
-                // Its constraint starts no class but a holder's ([`Level::take_images`]).
-                let passed = match prev_bits {
-                    Some(b) => {
-                        let i = (m1 - prev_first) as usize;
-                        b[i / 64] >> (i % 64) & 1 == 0
-                    }
-                    None => {
-                        let k = self.table.sole_starter[self.store.constraint(m1).0 as usize];
-                        k != SOLE_NONE
-                            && (k == SOLE_ANY
-                                || self.store.holders(m1).iter().any(|&e| self.elems[e as usize].cls == k))
-                    }
-                };
-                if passed {
-                    let i = (m2 - cx.first_new) as usize;
-                    self.start_due[i / 64] &= !(1 << (i % 64));
-                }
-                self.store.copy_holders(m2, m1);
-            }
-            let i = (y - s0) as usize;
-            if cx.dirty_new[i / 64] >> (i % 64) & 1 == 1 {
-                continue;
-            }
-            let (all, any) = self.node_holders.copy_if_set(x as usize, y as usize, &self.pers.bits);
-            let balanced = self.pers.balanced_at == cx.t && bit(&self.pers.balanced, x - s1);
-            debug_assert!(
-                !balanced || (all && cx.is_open(y)),
-                "a balanced primitive is copied open"
+        let mut opened: SmallVec<[NodeId; 16]> = SmallVec::new();
+        // The clean nodes of t come in runs; the matches anchored at a run's originals are one
+        // range, and their images the range at the same ranks from the first image's anchor.
+        let limit = (s0 - s1).min(image.bounds().2 - s0) as usize;
+        let mut from = 0;
+        while let Some((i0, i1)) = image.clean_run(from, limit) {
+            from = i1;
+            let (x0, x1) = (s1 + i0 as NodeId, s1 + i1 as NodeId);
+            let (a0, a1, b0) = (
+                anchors.get(x0 as usize),
+                anchors.get(x1 as usize),
+                anchors.get((s0 + i0 as NodeId) as usize),
             );
-            if !all {
-                if any {
-                    mixed.push((false, x));
+            debug_assert_eq!(
+                anchors.get((s0 + i1 as NodeId) as usize) - b0,
+                a1 - a0,
+                "a clean run's images"
+            );
+            let bits = &self.pers.bits;
+            match prev_bits {
+                Some(b) => {
+                    // (Debug builds: the bits say what the classes of the holders say.)
+                    #[cfg(debug_assertions)]
+                    for m1 in a0..a1 {
+                        if self.store.holders_test(m1, |e| bit(bits, e)).0 {
+                            let i = (m1 - prev_first) as usize;
+                            let k = self.table.sole_starter[self.store.constraint(m1).0 as usize];
+                            let passed = k != SOLE_NONE
+                                && (k == SOLE_ANY
+                                    || self.store.holders(m1).iter().any(|&e| self.elems[e as usize].cls == k));
+                            debug_assert_eq!(b[i / 64] >> (i % 64) & 1 == 0, passed, "the starts' bits of match {m1}");
+                        }
+                    }
+                    let (first_new, start_due) = (cx.first_new, &mut self.start_due);
+                    self.store.copy_holders_run(
+                        a0,
+                        b0,
+                        a1 - a0,
+                        |e| bit(bits, e),
+                        // Its constraint starts no class but a holder's ([`Level::take_images`]).
+                        |k| {
+                            let i = (a0 + k - prev_first) as usize;
+                            if b[i / 64] >> (i % 64) & 1 == 0 {
+                                let j = (b0 + k - first_new) as usize;
+                                start_due[j / 64] &= !(1 << (j % 64));
+                            }
+                        },
+                        |m1| mixed.push((true, m1)),
+                    );
                 }
-                continue;
+                None => {
+                    for r in 0..a1 - a0 {
+                        let (m1, m2) = (a0 + r, b0 + r);
+                        let (all, any) = self.store.holders_test(m1, |e| bit(bits, e));
+                        if !all {
+                            if any {
+                                mixed.push((true, m1));
+                            }
+                            continue;
+                        }
+                        let k = self.table.sole_starter[self.store.constraint(m1).0 as usize];
+                        let passed = k != SOLE_NONE
+                            && (k == SOLE_ANY
+                                || self.store.holders(m1).iter().any(|&e| self.elems[e as usize].cls == k));
+                        if passed {
+                            let i = (m2 - cx.first_new) as usize;
+                            self.start_due[i / 64] &= !(1 << (i % 64));
+                        }
+                        self.store.copy_holders(m2, m1);
+                    }
+                }
             }
-            if cx.is_open(y) && !balanced {
+            // The primitives whose images are not dirty: each one's holder slot.
+            let (balanced, at_t) = (&self.pers.balanced, self.pers.balanced_at == cx.t);
+            self.node_holders.copy_if_set_run(
+                x0 as usize,
+                (s0 + i0 as NodeId) as usize,
+                i1 - i0,
+                &self.pers.bits,
+                cx.dirty_new,
+                i0,
+                |k, all, any| {
+                    let i = i0 + k;
+                    let y = s0 + i as NodeId;
+                    let balanced = at_t && bit(balanced, i as NodeId);
+                    debug_assert!(
+                        !balanced || (all && cx.is_open(y)),
+                        "a balanced primitive is copied open"
+                    );
+                    if !all {
+                        if any {
+                            mixed.push((false, s1 + i as NodeId));
+                        }
+                    } else if !balanced && cx.is_open(y) {
+                        opened.push(y);
+                    }
+                },
+            );
+            // Each holder of an image with an open terminal site that is not balanced has one
+            // more open primitive.
+            for y in opened.drain(..) {
                 let (holders, elems, log) = (&self.node_holders, &mut self.elems, &mut self.pers.log);
                 for e in holders.get(y as usize) {
                     if let Some(log) = log.as_mut() {

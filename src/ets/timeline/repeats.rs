@@ -421,6 +421,12 @@ impl<'a> Images<'a> {
         let n = p - self.s1 + self.s0;
         (n < self.len && self.repeats.is_clean(self.s0, n)).then_some(n)
     }
+    /// The next run of clean images from offset `from` on, below `limit` (offsets in step t−1
+    /// and t alike): `(first, end)`, the first with a clean image and the first without after it.
+    #[inline]
+    pub(crate) fn clean_run(&self, from: usize, limit: usize) -> Option<(usize, usize)> {
+        run_from(&self.repeats.clean, from, limit)
+    }
     /// The first node of step t−1 and of step t, and the node after the last of t.
     #[inline]
     pub(crate) fn bounds(&self) -> (NodeId, NodeId, NodeId) {
@@ -592,9 +598,43 @@ pub(crate) fn step_of(starts: &[NodeId], x: NodeId) -> usize {
     }
 }
 
+/// The next run of set bits in `bits` from offset `from` on, below `limit`: its first offset and
+/// the first after it that is clear or at `limit`.
+#[inline]
+fn run_from(bits: &[u64], from: usize, limit: usize) -> Option<(usize, usize)> {
+    let i0 = next_bit(bits, from, true)?;
+    if i0 >= limit {
+        return None;
+    }
+    let i1 = next_bit(bits, i0, false).unwrap_or(limit).min(limit);
+    Some((i0, i1))
+}
+
+/// The first offset at or after `from` whose bit in `bits` is `set` (`None` past the words, for
+/// a set bit; the first offset past them, for a clear one).
+#[inline]
+fn next_bit(bits: &[u64], from: usize, set: bool) -> Option<usize> {
+    let mut w = from / 64;
+    let flip = if set { 0 } else { u64::MAX };
+    let mut word = match bits.get(w) {
+        Some(&b) => (b ^ flip) & (u64::MAX << (from % 64)),
+        None => return (!set).then_some(from),
+    };
+    loop {
+        if word != 0 {
+            return Some(w * 64 + word.trailing_zeros() as usize);
+        }
+        w += 1;
+        match bits.get(w) {
+            Some(&b) => word = b ^ flip,
+            None => return (!set).then_some(w * 64),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{Repeats, Sigma, Struct, step_of};
+    use super::{Repeats, Sigma, Struct, run_from, step_of};
     use crate::ets::ids::NodeId;
 
     /// The step a node belongs to: the last step whose first node is at or before it.
@@ -603,6 +643,50 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// The runs of clean images read a word at a time (`Images::clean_run`) are those read
+        /// a bit at a time.
+        #[test]
+        fn runs_of_set_bits_a_word_at_a_time(
+            words in proptest::collection::vec(proptest::prelude::any::<u64>(), 0..5),
+            sparse in proptest::collection::vec(0usize..320, 0..8),
+            limit in 0usize..400,
+        ) {
+            // (Words of all ones and of none as often as mixed ones.)
+            let mut bits = words;
+            for (k, w) in bits.iter_mut().enumerate() {
+                match k % 3 {
+                    0 => *w = u64::MAX,
+                    1 => *w = 0,
+                    _ => {}
+                }
+            }
+            for i in sparse {
+                if let Some(w) = bits.get_mut(i / 64) {
+                    *w ^= 1 << (i % 64);
+                }
+            }
+            let set = |i: usize| bits.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1);
+            let mut want = Vec::new();
+            let mut i = 0;
+            while i < limit {
+                if set(i) {
+                    let j = (i..limit).find(|&j| !set(j)).unwrap_or(limit);
+                    want.push((i, j));
+                    i = j;
+                } else {
+                    i += 1;
+                }
+            }
+            let mut got = Vec::new();
+            let mut from = 0;
+            while let Some((i0, i1)) = run_from(&bits, from, limit) {
+                proptest::prop_assert!(i1 > i0, "an empty run at {}", i0);
+                got.push((i0, i1));
+                from = i1;
+            }
+            proptest::prop_assert_eq!(got, want);
+        }
+
         /// The primitives of t−1 read a word at a time as unsettled are those without a clean
         /// image or with a dirty one, read one by one, in order: steps of any sizes (the latest
         /// longer or shorter than the one before), any clean and dirty bits.

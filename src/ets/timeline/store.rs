@@ -555,6 +555,64 @@ impl MatchStore {
             self.holder[m as usize] = w;
         }
     }
+    /// [`MatchStore::copy_holders`] over a run of matches, each test made on the word in place:
+    /// match `from + k`, for `k` below `n`, has its holders copied to `to + k` (held by no one,
+    /// after the run's originals) when every one of them passes `f`, and `copied(k)` is called
+    /// first; one with some holders passing and others not goes to `mixed`. The same results,
+    /// in the same order, as a [`MatchStore::holders_test`] and a [`MatchStore::copy_holders`] a
+    /// match (`Level::persist_bulk`).
+    #[inline]
+    pub fn copy_holders_run(
+        &mut self,
+        from: MatchId,
+        to: MatchId,
+        n: u32,
+        f: impl Fn(ElementId) -> bool,
+        mut copied: impl FnMut(u32),
+        mut mixed: impl FnMut(MatchId),
+    ) {
+        debug_assert!(from + n <= to, "the copies come after their originals");
+        let (lo, hi) = self.holder.split_at_mut(to as usize);
+        let (src, dst) = (&lo[from as usize..(from + n) as usize], &mut hi[..n as usize]);
+        for (k, (&w, d)) in src.iter().zip(dst.iter_mut()).enumerate() {
+            let (all, any) = if w & (MULTI | PAIR) == 0 {
+                // One holder (`NONE` has both flags).
+                let a = f(w);
+                (a, a)
+            } else if w == NONE {
+                (false, false)
+            } else if w & PAIR != 0 {
+                let [a, b] = self.pairs[(w & INDEX) as usize];
+                let (a, b) = (f(a), f(b));
+                (a & b, a | b)
+            } else {
+                let (mut all, mut any) = (true, false);
+                for &e in &self.multi[(w & INDEX) as usize] {
+                    let b = f(e);
+                    all &= b;
+                    any |= b;
+                }
+                (all, any)
+            };
+            if !all {
+                if any {
+                    mixed(from + k as MatchId);
+                }
+                continue;
+            }
+            copied(k as u32);
+            debug_assert_eq!(*d, NONE, "a match held already");
+            if w & MULTI == 0 {
+                *d = w;
+            } else {
+                let v = self.multi[(w & INDEX) as usize].clone();
+                let i = self.multi.len() as u32;
+                grow(&mut self.multi, 1);
+                self.multi.push(v);
+                *d = MULTI | i;
+            }
+        }
+    }
     /// [`MatchStore::copy_holders`] of a list (`w`): a copy of it for `m`.
     #[inline(never)]
     fn copy_list(&mut self, m: MatchId, w: u32) {
