@@ -196,6 +196,37 @@ fn set_bit(v: &mut Vec<u64>, e: ElementId) {
     v[i] |= 1 << (e % 64);
 }
 
+/// The 64 bits of `v` from bit `i` on (those past its end clear).
+#[inline]
+fn bits_at(v: &[u64], i: usize) -> u64 {
+    let (w, r) = (i / 64, i % 64);
+    let lo = v.get(w).map_or(0, |x| x >> r);
+    let hi = if r == 0 {
+        0
+    } else {
+        v.get(w + 1).map_or(0, |x| x << (64 - r))
+    };
+    lo | hi
+}
+
+/// Clears in `v` the bits from bit `i` on that `mask` sets (its bit 0 for bit `i`), within
+/// `v`'s words.
+#[inline]
+fn clear_bits_at(v: &mut [u64], i: usize, mask: u64) {
+    if mask == 0 {
+        return;
+    }
+    let (w, r) = (i / 64, i % 64);
+    if let Some(x) = v.get_mut(w) {
+        *x &= !(mask << r);
+    }
+    if r != 0
+        && let Some(x) = v.get_mut(w + 1)
+    {
+        *x &= !(mask >> (64 - r));
+    }
+}
+
 #[inline]
 fn clear_bit(v: &mut [u64], e: ElementId) {
     if let Some(w) = v.get_mut(e as usize / 64) {
@@ -699,13 +730,11 @@ impl Level {
                         b0,
                         a1 - a0,
                         |e| bit(bits, e),
-                        // Its constraint starts no class but a holder's ([`Level::take_images`]).
-                        |k| {
-                            let i = (a0 + k - prev_first) as usize;
-                            if b[i / 64] >> (i % 64) & 1 == 0 {
-                                let j = (b0 + k - first_new) as usize;
-                                start_due[j / 64] &= !(1 << (j % 64));
-                            }
+                        // Its constraint starts no class but a holder's ([`Level::take_images`]):
+                        // a copied match whose original the starts passed by.
+                        |k0, copied| {
+                            let passed = copied & !bits_at(b, (a0 + k0 - prev_first) as usize);
+                            clear_bits_at(start_due, (b0 + k0 - first_new) as usize, passed);
                         },
                         |m1| mixed.push((true, m1)),
                     );
@@ -933,5 +962,30 @@ impl Level {
             log.opens.push((e, self.elems[e as usize].open));
         }
         self.elems[e as usize].open += open;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{bits_at, clear_bits_at};
+
+    proptest::proptest! {
+        /// A word of bits read and cleared at any offset does what a bit at a time does.
+        #[test]
+        fn words_of_bits_at_any_offset(
+            v in proptest::collection::vec(proptest::prelude::any::<u64>(), 0..4),
+            i in 0usize..300,
+            mask in proptest::prelude::any::<u64>(),
+        ) {
+            let bit = |v: &[u64], j: usize| v.get(j / 64).is_some_and(|w| w >> (j % 64) & 1 == 1);
+            let want = (0..64).fold(0u64, |w, k| w | (bit(&v, i + k) as u64) << k);
+            proptest::prop_assert_eq!(bits_at(&v, i), want);
+            let mut cleared = v.clone();
+            clear_bits_at(&mut cleared, i, mask);
+            for j in 0..v.len() * 64 {
+                let masked = j >= i && j - i < 64 && mask >> (j - i) & 1 == 1;
+                proptest::prop_assert_eq!(bit(&cleared, j), bit(&v, j) && !masked, "bit {}", j);
+            }
+        }
     }
 }

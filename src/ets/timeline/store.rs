@@ -557,8 +557,9 @@ impl MatchStore {
     }
     /// [`MatchStore::copy_holders`] over a run of matches, each test made on the word in place:
     /// match `from + k`, for `k` below `n`, has its holders copied to `to + k` (held by no one,
-    /// after the run's originals) when every one of them passes `f`, and `copied(k)` is called
-    /// first; one with some holders passing and others not goes to `mixed`. The same results,
+    /// after the run's originals) when every one of them passes `f`; one with some holders
+    /// passing and others not goes to `mixed`. `copied(k0, word)` is called for each 64 matches
+    /// from `k0` (the last ones fewer) with a bit per match copied. The same results,
     /// in the same order, as a [`MatchStore::holders_test`] and a [`MatchStore::copy_holders`] a
     /// match (`Level::persist_bulk`).
     #[inline]
@@ -568,13 +569,18 @@ impl MatchStore {
         to: MatchId,
         n: u32,
         f: impl Fn(ElementId) -> bool,
-        mut copied: impl FnMut(u32),
+        mut copied: impl FnMut(u32, u64),
         mut mixed: impl FnMut(MatchId),
     ) {
         debug_assert!(from + n <= to, "the copies come after their originals");
         let (lo, hi) = self.holder.split_at_mut(to as usize);
         let (src, dst) = (&lo[from as usize..(from + n) as usize], &mut hi[..n as usize]);
+        let mut word = 0u64;
         for (k, (&w, d)) in src.iter().zip(dst.iter_mut()).enumerate() {
+            if k % 64 == 0 && k > 0 {
+                copied(k as u32 - 64, word);
+                word = 0;
+            }
             let (all, any) = if w & (MULTI | PAIR) == 0 {
                 // One holder (`NONE` has both flags).
                 let a = f(w);
@@ -600,7 +606,7 @@ impl MatchStore {
                 }
                 continue;
             }
-            copied(k as u32);
+            word |= 1 << (k % 64);
             debug_assert_eq!(*d, NONE, "a match held already");
             if w & MULTI == 0 {
                 *d = w;
@@ -611,6 +617,9 @@ impl MatchStore {
                 self.multi.push(v);
                 *d = MULTI | i;
             }
+        }
+        if n > 0 {
+            copied((n - 1) / 64 * 64, word);
         }
     }
     /// [`MatchStore::copy_holders`] of a list (`w`): a copy of it for `m`.
