@@ -392,8 +392,8 @@ impl Level {
         let Some(kept) = &log.starts else {
             return false;
         };
-        // The step's bits go; the step before's, moved on by the step, come back, and the ones
-        // before them from the log.
+        // The step's bits are dropped; the step before's, moved on by the step, come back, and the
+        // ones before them from the log.
         std::mem::swap(&mut self.start_due, &mut p.start_prev);
         p.start_prev.clone_from(&kept.bits);
         p.start_prev_at = kept.prev_at;
