@@ -1067,6 +1067,7 @@ impl Timeline {
         head.clear();
         head.resize(strukt.len() - least as usize, NONE);
         let table = &lv.table;
+        let seed_mask = &table.seed_mask[..];
         // (Entries written in place, room for every node of the step's matches; those past the
         // step's entries are left from an earlier step and not read.)
         let room = lv.store.nodes_from(first_new);
@@ -1080,7 +1081,7 @@ impl Timeline {
             |m, c, base, narrow, wide| {
                 // A recorded match is caught up on at any of its nodes: it lies inside an element
                 // once the element holds its last node, wherever that is (dsl, issue 17).
-                let Some(mask) = table.seed_mask[c.0 as usize] else {
+                let Some(mask) = seed_mask[c.0 as usize] else {
                     seed_entries_long(table, c, m, base, narrow, wide, least, &mut head, &mut arena, &mut k);
                     return;
                 };

@@ -336,7 +336,21 @@ impl MatchStore {
     /// is then empty). The blocks are walked in turn, so that a match's nodes are found without
     /// looking its block up ([`MatchStore::nodes`] does, for one match).
     #[inline(always)]
-    pub fn each_from(&self, from: MatchId, mut f: impl FnMut(MatchId, ConstraintId, NodeId, &[u16], &[NodeId])) {
+    pub fn each_from(&self, from: MatchId, f: impl FnMut(MatchId, ConstraintId, NodeId, &[u16], &[NodeId])) {
+        // (The constraints' width read once, not once a match.)
+        match &self.constraint {
+            Constraints::Narrow(v) => self.each_from_with(from, |j| ConstraintId(v[j] as u32), f),
+            Constraints::Wide(v) => self.each_from_with(from, |j| v[j], f),
+        }
+    }
+    /// [`MatchStore::each_from`] with the constraint of match `j` read by `constraint`.
+    #[inline(always)]
+    fn each_from_with(
+        &self,
+        from: MatchId,
+        constraint: impl Fn(usize) -> ConstraintId,
+        mut f: impl FnMut(MatchId, ConstraintId, NodeId, &[u16], &[NodeId]),
+    ) {
         let len = self.len();
         let mut i = from as usize;
         // The matches kept whole from `from` on, in match order.
@@ -348,7 +362,7 @@ impl MatchStore {
             let mut lo = self.begin_in_block(i);
             let nodes = &self.nodes[first as usize..];
             for (j, &e) in (i..stop).zip(&self.end[i..stop]) {
-                let c = self.constraint.get(j);
+                let c = constraint(j);
                 if e & WIDE == 0 {
                     let hi = e as usize;
                     f(j as MatchId, c, base, &nodes[lo..hi], &[]);
