@@ -44,7 +44,7 @@
 use super::classes::{SOLE_ANY, SOLE_NONE};
 use super::level::{Elem, Image, Level, QuietEntry, StepCtx};
 use super::runs::Shifts;
-use crate::ets::ids::{ElementId, NONE, NodeId};
+use crate::ets::ids::{ElementId, MatchId, NONE, NodeId};
 use smallvec::SmallVec;
 
 /// One image of a persisting element's run: where it is anchored, as an offset in its step,
@@ -717,11 +717,11 @@ impl Level {
                     for m1 in a0..a1 {
                         if self.store.holders_test(m1, |e| bit(bits, e)).0 {
                             let i = (m1 - prev_first) as usize;
-                            let k = self.table.sole_starter[self.store.constraint(m1).0 as usize];
-                            let passed = k != SOLE_NONE
-                                && (k == SOLE_ANY
-                                    || self.store.holders(m1).iter().any(|&e| self.elems[e as usize].cls == k));
-                            debug_assert_eq!(b[i / 64] >> (i % 64) & 1 == 0, passed, "the starts' bits of match {m1}");
+                            debug_assert_eq!(
+                                b[i / 64] >> (i % 64) & 1 == 0,
+                                self.passed_by_starts(m1),
+                                "the starts' bits of match {m1}"
+                            );
                         }
                     }
                     let (first_new, start_due) = (cx.first_new, &mut self.start_due);
@@ -749,11 +749,7 @@ impl Level {
                             }
                             continue;
                         }
-                        let k = self.table.sole_starter[self.store.constraint(m1).0 as usize];
-                        let passed = k != SOLE_NONE
-                            && (k == SOLE_ANY
-                                || self.store.holders(m1).iter().any(|&e| self.elems[e as usize].cls == k));
-                        if passed {
+                        if self.passed_by_starts(m1) {
                             let i = (m2 - cx.first_new) as usize;
                             self.start_due[i / 64] &= !(1 << (i % 64));
                         }
@@ -809,6 +805,14 @@ impl Level {
             }
             self.mark_boundary(&hs);
         }
+    }
+
+    /// Whether the starts pass an image of match `m` by, read from its holders' classes: its
+    /// constraint starts no class but a holder's ([`Level::take_images`]). (The starts' bits of
+    /// the step before say so without reading them, when they are known.)
+    fn passed_by_starts(&self, m: MatchId) -> bool {
+        let k = self.table.sole_starter[self.store.constraint(m).0 as usize];
+        k != SOLE_NONE && (k == SOLE_ANY || self.store.holders(m).iter().any(|&e| self.elems[e as usize].cls == k))
     }
 
     fn mark_boundary(&mut self, hs: &[ElementId]) {
