@@ -186,6 +186,35 @@ pub(crate) struct MatchStore {
     multi: crate::ets::growth::Lists<ElementId, 4>,
 }
 
+/// [`MatchStore::holders_test`] of holder word `w`, its pairs and lists in `pairs` and `multi`.
+#[inline(always)]
+fn word_test(
+    w: u32,
+    pairs: &[[ElementId; 2]],
+    multi: &crate::ets::growth::Lists<ElementId, 4>,
+    f: impl Fn(ElementId) -> bool,
+) -> (bool, bool) {
+    if w & (MULTI | PAIR) == 0 {
+        // One holder (`NONE` has both flags).
+        let a = f(w);
+        (a, a)
+    } else if w == NONE {
+        (false, false)
+    } else if w & PAIR != 0 {
+        let [a, b] = pairs[(w & INDEX) as usize];
+        let (a, b) = (f(a), f(b));
+        (a & b, a | b)
+    } else {
+        let (mut all, mut any) = (true, false);
+        for &e in &multi[(w & INDEX) as usize] {
+            let b = f(e);
+            all &= b;
+            any |= b;
+        }
+        (all, any)
+    }
+}
+
 impl MatchStore {
     /// Appends a match formed at step `t`; returns its id.
     pub fn push(&mut self, c: ConstraintId, nodes: &[NodeId], t: u32) -> MatchId {
@@ -477,25 +506,7 @@ impl MatchStore {
     /// no one).
     #[inline]
     pub fn holders_test(&self, m: MatchId, f: impl Fn(ElementId) -> bool) -> (bool, bool) {
-        let h = self.holder[m as usize];
-        if h == NONE {
-            (false, false)
-        } else if h & (MULTI | PAIR) == 0 {
-            let a = f(h);
-            (a, a)
-        } else if h & PAIR != 0 {
-            let [a, b] = self.pairs[(h & INDEX) as usize];
-            let (a, b) = (f(a), f(b));
-            (a & b, a | b)
-        } else {
-            let (mut all, mut any) = (true, false);
-            for &e in &self.multi[(h & INDEX) as usize] {
-                let b = f(e);
-                all &= b;
-                any |= b;
-            }
-            (all, any)
-        }
+        word_test(self.holder[m as usize], &self.pairs, &self.multi, f)
     }
     /// The raw holder word of `m` (for the journal).
     #[inline]
@@ -595,25 +606,7 @@ impl MatchStore {
                 copied(k as u32 - 64, word);
                 word = 0;
             }
-            let (all, any) = if w & (MULTI | PAIR) == 0 {
-                // One holder (`NONE` has both flags).
-                let a = f(w);
-                (a, a)
-            } else if w == NONE {
-                (false, false)
-            } else if w & PAIR != 0 {
-                let [a, b] = self.pairs[(w & INDEX) as usize];
-                let (a, b) = (f(a), f(b));
-                (a & b, a | b)
-            } else {
-                let (mut all, mut any) = (true, false);
-                for &e in &self.multi[(w & INDEX) as usize] {
-                    let b = f(e);
-                    all &= b;
-                    any |= b;
-                }
-                (all, any)
-            };
+            let (all, any) = word_test(w, &self.pairs, &self.multi, &f);
             if !all {
                 if any {
                     mixed(from + k as MatchId);
