@@ -692,6 +692,9 @@ impl Level {
             .then_some(&self.pers.start_prev);
         let mut mixed: SmallVec<[(bool, u32); 16]> = SmallVec::new();
         let mut opened: SmallVec<[NodeId; 16]> = SmallVec::new();
+        // (The starts' bits read from the classes, a run at a time, when the step before's are
+        // not known.)
+        let mut read: Vec<u64> = Vec::new();
         // The clean nodes of t come in runs; the matches anchored at a run's originals are one
         // range, and their images the range at the same ranks from the first image's anchor.
         let limit = (s0 - s1).min(image.bounds().2 - s0) as usize;
@@ -710,12 +713,15 @@ impl Level {
                 "a clean run's images"
             );
             let bits = &self.pers.bits;
-            match prev_bits {
+            // Per original, a bit set when the starts did not pass it by: the step before's
+            // starts' bits when known, else read from its holders' classes.
+            let (b, b_first) = match prev_bits {
                 Some(b) => {
                     // (Debug builds: the bits say what the classes of the holders say.)
                     #[cfg(debug_assertions)]
                     for m1 in a0..a1 {
-                        if self.store.holders_test(m1, |e| bit(bits, e)).0 {
+                        let hs = self.store.holders(m1);
+                        if !hs.is_empty() && hs.iter().all(|&e| bit(bits, e)) {
                             let i = (m1 - prev_first) as usize;
                             debug_assert_eq!(
                                 b[i / 64] >> (i % 64) & 1 == 0,
@@ -724,39 +730,34 @@ impl Level {
                             );
                         }
                     }
-                    let (first_new, start_due) = (cx.first_new, &mut self.start_due);
-                    self.store.copy_holders_run(
-                        a0,
-                        b0,
-                        a1 - a0,
-                        |e| bit(bits, e),
-                        // Its constraint starts no class but a holder's ([`Level::take_images`]):
-                        // a copied match whose original the starts passed by.
-                        |k0, copied| {
-                            let passed = copied & !bits_at(b, (a0 + k0 - prev_first) as usize);
-                            clear_bits_at(start_due, (b0 + k0 - first_new) as usize, passed);
-                        },
-                        |m1| mixed.push((true, m1)),
-                    );
+                    (&b[..], prev_first)
                 }
                 None => {
-                    for r in 0..a1 - a0 {
-                        let (m1, m2) = (a0 + r, b0 + r);
-                        let (all, any) = self.store.holders_test(m1, |e| bit(bits, e));
-                        if !all {
-                            if any {
-                                mixed.push((true, m1));
-                            }
-                            continue;
+                    read.clear();
+                    read.resize((a1 - a0).div_ceil(64) as usize, 0);
+                    for m1 in a0..a1 {
+                        if !self.passed_by_starts(m1) {
+                            let i = (m1 - a0) as usize;
+                            read[i / 64] |= 1 << (i % 64);
                         }
-                        if self.passed_by_starts(m1) {
-                            let i = (m2 - cx.first_new) as usize;
-                            self.start_due[i / 64] &= !(1 << (i % 64));
-                        }
-                        self.store.copy_holders(m2, m1);
                     }
+                    (&read[..], a0)
                 }
-            }
+            };
+            let (first_new, start_due) = (cx.first_new, &mut self.start_due);
+            self.store.copy_holders_run(
+                a0,
+                b0,
+                a1 - a0,
+                |e| bit(bits, e),
+                // Its constraint starts no class but a holder's ([`Level::take_images`]): a
+                // copied match whose original the starts passed by.
+                |k0, copied| {
+                    let passed = copied & !bits_at(b, (a0 + k0 - b_first) as usize);
+                    clear_bits_at(start_due, (b0 + k0 - first_new) as usize, passed);
+                },
+                |m1| mixed.push((true, m1)),
+            );
             // The primitives whose images are not dirty: each one's holder slot.
             let (balanced, at_t) = (&self.pers.balanced, self.pers.balanced_at == cx.t);
             self.node_holders.copy_if_set_run(

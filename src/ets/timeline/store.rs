@@ -186,7 +186,8 @@ pub(crate) struct MatchStore {
     multi: crate::ets::growth::Lists<ElementId, 4>,
 }
 
-/// [`MatchStore::holders_test`] of holder word `w`, its pairs and lists in `pairs` and `multi`.
+/// Whether every holder in holder word `w` (its pairs and lists in `pairs` and `multi`) passes
+/// `f`, and whether one does (`(false, false)`: held by no one).
 #[inline(always)]
 fn word_test(
     w: u32,
@@ -502,12 +503,6 @@ impl MatchStore {
             std::slice::from_ref(h)
         }
     }
-    /// Whether every holder of `m` passes `f`, and whether one does (`(false, false)`: held by
-    /// no one).
-    #[inline]
-    pub fn holders_test(&self, m: MatchId, f: impl Fn(ElementId) -> bool) -> (bool, bool) {
-        word_test(self.holder[m as usize], &self.pairs, &self.multi, f)
-    }
     /// The raw holder word of `m` (for the journal).
     #[inline]
     pub fn holder_word(&self, m: MatchId) -> u32 {
@@ -568,25 +563,12 @@ impl MatchStore {
         }
         self.add_holder(m, e);
     }
-    /// Match `m`, held by no one, gets the holders of match `like`, in the same order: the same
-    /// word for one holder or a pair (pairs never change once made), a list of its own for more.
-    #[inline]
-    pub fn copy_holders(&mut self, m: MatchId, like: MatchId) {
-        let w = self.holder[like as usize];
-        debug_assert_eq!(self.holder[m as usize], NONE, "a match held already");
-        if w != NONE && w & MULTI != 0 {
-            self.copy_list(m, w);
-        } else {
-            self.holder[m as usize] = w;
-        }
-    }
-    /// [`MatchStore::copy_holders`] over a run of matches, each test made on the word in place:
-    /// match `from + k`, for `k` below `n`, has its holders copied to `to + k` (held by no one,
-    /// after the run's originals) when every one of them passes `f`; one with some holders
-    /// passing and others not goes to `mixed`. `copied(k0, word)` is called for each 64 matches
-    /// from `k0` (the last ones fewer) with a bit per match copied. The same results,
-    /// in the same order, as a [`MatchStore::holders_test`] and a [`MatchStore::copy_holders`] a
-    /// match (`Level::persist_bulk`).
+    /// A run of matches' holders copied where every holder passes `f` (`Level::persist_bulk`):
+    /// match `from + k`, for `k` below `n`, gives its holders, in the same order, to `to + k`
+    /// (held by no one, after the run's originals) when every one of them passes `f` — the same
+    /// word for one holder or a pair (pairs never change once made), a list of its own for more;
+    /// one with some holders passing and others not goes to `mixed`. `copied(k0, word)` is called
+    /// for each 64 matches from `k0` (the last ones fewer) with a bit per match copied.
     #[inline]
     pub fn copy_holders_run(
         &mut self,
@@ -628,15 +610,6 @@ impl MatchStore {
         if n > 0 {
             copied((n - 1) / 64 * 64, word);
         }
-    }
-    /// [`MatchStore::copy_holders`] of a list (`w`): a copy of it for `m`.
-    #[inline(never)]
-    fn copy_list(&mut self, m: MatchId, w: u32) {
-        let v = self.multi[(w & INDEX) as usize].clone();
-        let i = self.multi.len() as u32;
-        grow(&mut self.multi, 1);
-        self.multi.push(v);
-        self.holder[m as usize] = MULTI | i;
     }
     /// Removes `e` from the holders of `m` (a stillborn element, added at the current step: the
     /// entries before it, which the journal's lengths keep, do not move).
