@@ -913,12 +913,14 @@ mod tests {
     #[test]
     fn persisting_elements_are_taken_back_with_their_steps() {
         let (r, last, mut visited, mut carried) = two_routes(true);
-        let mut persisted = 0;
+        let (mut persisted, mut stepped, mut restored) = (0, 0, 0);
         for (k, (b, m)) in r.positions.iter().zip(&last).enumerate() {
             for g in [&mut visited, &mut carried] {
                 g.push(b, *m).expect("a position");
             }
             persisted += same_level0(&visited, &carried, &format!("pushed {k}"));
+            // The seed index, built from the step before's where it can be, is a whole build's.
+            stepped += (carried.timeline().check_seed_index() == Some(true)) as usize;
             let back = if k >= 2 && k % 7 == 0 { 2 } else { 1 };
             if k + 1 < back {
                 continue;
@@ -929,6 +931,8 @@ mod tests {
                 }
             }
             same_level0(&visited, &carried, &format!("taken back to {}", k + 1 - back));
+            // (Given back by a single undo when the step was built from the one before.)
+            restored += carried.timeline().check_seed_index().is_some() as usize;
             let again = k + 1 - back..=k;
             for (b, m) in r.positions[again.clone()].iter().zip(&last[again]) {
                 for g in [&mut visited, &mut carried] {
@@ -938,5 +942,14 @@ mod tests {
             same_level0(&visited, &carried, &format!("pushed {k} again"));
         }
         assert!(persisted > 100_000, "{persisted} element steps persisted");
+        // (The first look and steps after a double undo are built whole.)
+        let n = r.positions.len();
+        eprintln!(
+            "seed indexes: {stepped} of {n} steps built from the step before's, {restored} given back by an undo"
+        );
+        assert!(
+            stepped * 10 > n * 8 && restored * 10 > n * 7,
+            "{stepped} and {restored} of {n}"
+        );
     }
 }

@@ -31,6 +31,8 @@ use super::holders::NodeHolders;
 use super::host::LevelHost;
 use super::journal::{Entry, Journal};
 use super::runs::{IMAGE, Shifts};
+use super::seeds::SeedIndex;
+pub(crate) use super::seeds::StepSeeds;
 use super::store::{MatchNodes, MatchStore};
 use crate::ets::ids::{ClassId, ConstraintId, ElementId, MatchId, NONE, NodeId};
 
@@ -470,9 +472,9 @@ pub struct Level {
     /// [`Level::route`]: per element, the generation of the routing that listed it.
     cand_mark: Vec<u32>,
     cand_gen: u32,
-    /// Level 0, kept between steps: the step's seed index (per primitive of the step, the last
-    /// entry of its list; the entries, each a match and the entry before it).
-    pub(crate) seed: (Vec<u32>, Vec<(MatchId, u32)>),
+    /// Level 0, kept between steps: the seed index, the step's and the step before's
+    /// ([`SeedIndex`]).
+    pub(crate) seed: SeedIndex,
     pub(crate) quiet_at: u32,
     /// Level 0, during a step: per primitive of the step, whether an element that is not quiet
     /// joined it ([`Level::register_node`]). A match with a context primitive of the step whose bit
@@ -580,7 +582,7 @@ impl Level {
             cands: Vec::new(),
             cand_mark: Vec::new(),
             cand_gen: 0,
-            seed: (Vec::new(), Vec::new()),
+            seed: SeedIndex::default(),
             quiet_at: NONE,
             loud: Vec::new(),
             route_due: Vec::new(),
@@ -753,8 +755,7 @@ impl Level {
                 + (self.offered.capacity() + self.dead_mark.capacity()) * 4,
             index: lists_bytes(&self.index.0)
                 + self.seen.heap_bytes()
-                + self.seed.0.capacity() * 4
-                + self.seed.1.capacity() * 8
+                + self.seed.heap_bytes()
                 + self.gone.capacity() * 4,
             host: self.host.heap_bytes(),
             memo: self.memo.heap_bytes() + self.trial.heap_bytes() + self.replay.heap_bytes(),
@@ -807,34 +808,6 @@ impl LevelMemory {
             ("host", self.host),
             ("memo", self.memo),
         ]
-    }
-}
-
-/// Level 0: this step's seed index. Per node from `least` (the earliest primitive a match of the
-/// step holds) on, the matches of the step holding it at a seed position (a context position, or
-/// any without a context part), or at any position for a constraint some class records.
-#[derive(Clone, Copy)]
-pub(crate) struct StepSeeds<'a> {
-    pub least: NodeId,
-    /// Per node from `least`: its last entry in `arena` (`NONE`: none).
-    pub head: &'a [u32],
-    /// Entries: a match, and the node's entry before it.
-    pub arena: &'a [(MatchId, u32)],
-}
-
-impl StepSeeds<'_> {
-    /// Calls `f` with each match of the step holding `x` at a seed position.
-    #[inline]
-    pub(crate) fn each(&self, x: NodeId, mut f: impl FnMut(MatchId)) {
-        let Some(&h) = x.checked_sub(self.least).and_then(|i| self.head.get(i as usize)) else {
-            return;
-        };
-        let mut k = h;
-        while k != NONE {
-            let (m, before) = self.arena[k as usize];
-            f(m);
-            k = before;
-        }
     }
 }
 

@@ -31,6 +31,7 @@ mod persist;
 mod pipeline;
 mod repeats;
 mod runs;
+mod seeds;
 mod store;
 mod trial;
 pub mod view;
@@ -51,7 +52,7 @@ pub use store::MatchNodes;
 
 use classes::ClassTable;
 use journal::{Entry, Journal, LevelSizes, StepLog};
-use level::{StepCtx, StepSeeds};
+use level::StepCtx;
 
 use super::error::StructError;
 use super::growth::{arc_bytes, small_bytes, vec_bytes};
@@ -916,6 +917,9 @@ impl Timeline {
         let mut fresh: Vec<(ConstraintId, u32)> = Vec::new();
         // The primitives found clean by their matches (`Repeats::calm`).
         let mut calm: Vec<NodeId> = Vec::new();
+        // The primitives whose matches are not the images of their preimages' (neither clean nor
+        // calm), for the seed index.
+        let mut slow: Vec<NodeId> = Vec::new();
         let starts = &self.step_start;
         // The primitives held by a match that is not an image: earlier ones, and this step's (bits).
         let mut dirty = Dirty {
@@ -1051,6 +1055,7 @@ impl Timeline {
                     partials.push((n, ranks));
                 }
             }
+            slow.push(n);
             anchors.push(lv.store.len() as u32);
         }
         least = images.flush(&mut lv.store, &sigma, t, least);
@@ -1060,59 +1065,23 @@ impl Timeline {
         for (n, ranks) in partials {
             self.repeats.partial(n, ranks);
         }
-        // This step's seed index: per primitive from the earliest a match of the step holds, the
-        // new matches holding it at a seed position.
-        // (Its lists kept from one step to the next: a step's index is rebuilt, not reallocated.)
-        let (mut head, mut arena) = std::mem::take(&mut lv.seed);
-        head.clear();
-        head.resize(strukt.len() - least as usize, NONE);
-        let table = &lv.table;
-        let seed_mask = &table.seed_mask[..];
-        // (Entries written in place, room for every node of the step's matches; those past the
-        // step's entries are left from an earlier step and not read.)
-        let room = lv.store.nodes_from(first_new);
-        if arena.len() < room {
-            arena.resize(room, (0, 0));
-        }
-        let mut k = 0;
-        lv.store.each_from(
+        // This step's seed index (`seeds.rs`): from the step before's where the step repeats it,
+        // with new lists only where a primitive is not clean.
+        let mut seed = std::mem::take(&mut lv.seed);
+        seed.build(&seeds::StepIn {
+            t,
+            starts,
+            len,
             first_new,
-            #[inline(always)]
-            |m, c, base, narrow, wide| {
-                // A recorded match is caught up on at any of its nodes: it lies inside an element
-                // once the element holds its last node, wherever that is (dsl, issue 17).
-                let Some(mask) = seed_mask[c.0 as usize] else {
-                    seed_entries_long(table, c, m, base, narrow, wide, least, &mut head, &mut arena, &mut k);
-                    return;
-                };
-                let mut bits = mask & low_bits(narrow.len());
-                let rel = base.wrapping_sub(least);
-                while bits != 0 {
-                    let i = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    let h = &mut head[rel.wrapping_add(narrow[i] as NodeId) as usize];
-                    arena[k] = (m, *h);
-                    *h = k as u32;
-                    k += 1;
-                }
-                let mut bits = mask & low_bits(wide.len());
-                while bits != 0 {
-                    let i = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    let h = &mut head[(wide[i] - least) as usize];
-                    arena[k] = (m, *h);
-                    *h = k as u32;
-                    k += 1;
-                }
-            },
-        );
+            least,
+            store: &lv.store,
+            table: &lv.table,
+            anchors: &anchors,
+            slow: (t > 0 && !self.repeats.off).then_some(&slow[..]),
+        });
         let by_anchor = &anchors;
         let reach = if self.connected0 { self.reach0 } else { usize::MAX };
-        let seeds = StepSeeds {
-            least,
-            head: &head,
-            arena: &arena[..k],
-        };
+        let seeds = seed.seeds(by_anchor);
         // The matches near an earlier primitive, searched once a step each (the elements that
         // join one, a vertex's and its pairs', ask alike): where each begins and ends in `list`.
         let near: NearMemo = Default::default();
@@ -1218,7 +1187,7 @@ impl Timeline {
         drop(cx);
         lv.anchors = anchors;
         lv.starts = level_starts;
-        lv.seed = (head, arena);
+        lv.seed = seed;
     }
 
     /// Level `n` ≥ 1 at step `t`: feed it from level n−1, find its new matches, derive.
@@ -1227,6 +1196,24 @@ impl Timeline {
         let lv = &mut upper[0];
         let feed = Feed::of(&mut lower[n as usize - 1], t, lv.host.len());
         feed.take(lv, &self.plans_n[n as usize], &self.setting, &mut self.scratch, journal);
+    }
+
+    /// Checks level 0's seed index of the latest step against a whole build
+    /// ([`seeds::SeedIndex::check`]), if it is kept (an undo past the steps kept forgets it);
+    /// whether it was built from the step before's.
+    #[cfg(test)]
+    pub(crate) fn check_seed_index(&self) -> Option<bool> {
+        let lv = &self.levels[0];
+        lv.seed.built().then(|| {
+            lv.seed.check(
+                &lv.store,
+                &lv.table,
+                &lv.anchors,
+                &self.step_start,
+                self.strukt.len() as NodeId,
+            );
+            lv.seed.stepped()
+        })
     }
 
     /// Takes the last step back: the timeline is as it was before it began. Needs the journal
@@ -1329,6 +1316,7 @@ impl Timeline {
         // (The struct is as it was when the step began.)
         self.strukt.set_last_copy(l.last_copy);
         self.levels[0].anchors.truncate(l.nodes + 1);
+        self.levels[0].seed.undo(undone);
         self.step_start.pop();
         let steps = self.step_start.len();
         self.levels[0].starts.truncate(steps);
@@ -2022,40 +2010,6 @@ pub fn of_struct(
     }
     tl.end_step()?;
     Ok((tl, order))
-}
-
-/// The low `n` bits set (every one from 64 on).
-#[inline(always)]
-fn low_bits(n: usize) -> u64 {
-    if n >= 64 { u64::MAX } else { (1 << n) - 1 }
-}
-
-/// The seed index's entries of match `m` of constraint `c`, a pattern of more than 64 variables
-/// (no mask): those at the positions its context part seeds at, or all for a recorded one.
-#[cold]
-#[allow(clippy::too_many_arguments)]
-fn seed_entries_long(
-    table: &ClassTable,
-    c: ConstraintId,
-    m: MatchId,
-    base: NodeId,
-    narrow: &[u16],
-    wide: &[NodeId],
-    least: NodeId,
-    head: &mut [u32],
-    arena: &mut [(MatchId, u32)],
-    k: &mut usize,
-) {
-    let (part, recorded) = (table.part(c), !table.recorders[c.0 as usize].is_empty());
-    let nodes = narrow.iter().map(|&o| base + o as NodeId).chain(wide.iter().copied());
-    for (i, x) in nodes.enumerate() {
-        if part.seeds_at(i) || recorded {
-            let h = &mut head[(x - least) as usize];
-            arena[*k] = (m, *h);
-            *h = *k as u32;
-            *k += 1;
-        }
-    }
 }
 
 #[cfg(test)]
