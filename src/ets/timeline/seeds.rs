@@ -15,14 +15,15 @@
 //!   σ-preimage, entry for entry, unless a match anchored near it changed: a match anchored at a
 //!   clean primitive is the image of the match at the same rank at the primitive it repeats, with
 //!   σ of its nodes at the same positions (`repeats.rs`).
-//! - **A step's index from the step before's.** Each step's lists are appended to one arena and
-//!   never changed, so a list is shared by every later step that repeats it: the step's heads are
+//! - **A step's index from the step before's.** Each step's lists are appended to one arena, each
+//!   list's entries together in match order, and never changed, so a list is shared by every
+//!   later step that repeats it: the step's heads (where each node's list begins, its length) are
 //!   the step before's, moved by the step's size, and only the nodes a match anchored at a
 //!   primitive that is not clean holds, now or σ of it at the step before, get a new list (those
 //!   of their old entries whose anchor is clean, with the new matches' entries). The first step,
 //!   a step of another size, one after a step taken back past the one kept, or an arena grown
-//!   well past its last full build is built whole. Debug builds compare every list with a whole
-//!   build.
+//!   to twice its last whole build is built whole. Debug builds compare every list with its
+//!   definition (each new match at each of its seed positions, read match by match).
 //! - **Steps taken back.** The heads of the step before are kept beside the step's, so an undo of
 //!   the step gives them back and drops the step's entries; an undo past them forgets the index
 //!   (the next step builds it whole).
@@ -30,16 +31,18 @@
 use super::classes::ClassTable;
 use super::runs::Anchors;
 use super::store::MatchStore;
-use crate::ets::ids::{ConstraintId, MatchId, NONE, NodeId};
+use crate::ets::ids::{ConstraintId, MatchId, NodeId};
 
 /// An entry of a node's list: its match as (its anchor − the node, its rank among the anchor's
-/// matches), and the node's entry before it in the arena (`NONE`: none).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// matches).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Entry {
     d: u32,
     rank: u32,
-    before: u32,
 }
+
+/// A node's list: where it begins in the arena, and its length (its entries in match order).
+type Head = [u32; 2];
 
 /// The heads of one step's lists.
 #[derive(Debug, Clone, Default)]
@@ -50,10 +53,9 @@ struct Heads {
     len: NodeId,
     /// The store's length after the step's matches.
     end: MatchId,
-    /// The earliest primitive a match of the step holds: `head[i]` is node `least + i`'s last
-    /// entry.
+    /// The earliest primitive a match of the step holds: `head[i]` is node `least + i`'s list.
     least: NodeId,
-    head: Vec<u32>,
+    head: Vec<Head>,
     /// The arena's length once the step's lists were written.
     arena_end: u32,
     /// Whether the lists were built from the step before's (what the tests ask).
@@ -71,7 +73,7 @@ pub(crate) struct SeedIndex {
     /// Entries the last whole build wrote (the arena is built whole again past a multiple).
     built: usize,
     /// A head list to reuse.
-    spare: Vec<u32>,
+    spare: Vec<Head>,
     /// Scratch of a step built from the step before.
     adds: Vec<(NodeId, u32, u32)>,
     touched: Vec<NodeId>,
@@ -160,26 +162,18 @@ impl SeedIndex {
             + [&self.cur, &self.old]
                 .into_iter()
                 .flatten()
-                .map(|h| h.head.capacity() * 4)
+                .map(|h| h.head.capacity() * 8)
                 .sum::<usize>()
-            + self.spare.capacity() * 4
+            + self.spare.capacity() * 8
             + self.adds.capacity() * 12
             + self.touched.capacity() * 4
             + self.slow_bits.capacity() * 8
             + self.list.capacity() * 8
     }
 
-    /// A head list of `n` entries, all `NONE`.
-    fn fresh_head(&mut self, n: usize) -> Vec<u32> {
-        let mut head = std::mem::take(&mut self.spare);
-        head.clear();
-        head.resize(n, NONE);
-        head
-    }
-
     /// Makes `head` step `s.t`'s heads, its lists written; `stepped`: built from the step before's,
     /// whose heads are kept (a whole build drops them: their lists are gone).
-    fn push_heads(&mut self, s: &StepIn, head: Vec<u32>, stepped: bool) {
+    fn push_heads(&mut self, s: &StepIn, head: Vec<Head>, stepped: bool) {
         let heads = Heads {
             t: s.t,
             first: s.starts[s.t as usize],
@@ -205,24 +199,15 @@ impl SeedIndex {
     /// Every list of the step written anew (the arena with them only).
     fn build_whole(&mut self, s: &StepIn) {
         self.arena.clear();
-        let (first, len) = (s.starts[s.t as usize], s.len);
-        let mut head = self.fresh_head((len - s.least) as usize);
-        let arena = &mut self.arena;
-        arena.reserve(s.store.nodes_from(s.first_new));
+        let (first, n) = (s.starts[s.t as usize], (s.len - s.least) as usize);
+        // The entries in match order, each with its node.
+        let tmp = &mut self.adds;
+        tmp.clear();
+        tmp.reserve(s.store.nodes_from(s.first_new));
         let seed_mask = &s.table.seed_mask[..];
         // The anchor of the match read, and where its matches begin and end.
         let (mut a, mut a_from) = (first, s.anchors.try_get(first as usize).unwrap_or(0));
         let mut a_to = s.anchors.try_get(first as usize + 1).unwrap_or(MatchId::MAX);
-        let mut put = |m: MatchId, x: NodeId, a: NodeId, a_from: MatchId| {
-            let h = &mut head[(x - s.least) as usize];
-            let k = arena.len() as u32;
-            arena.push(Entry {
-                d: a - x,
-                rank: m - a_from,
-                before: *h,
-            });
-            *h = k;
-        };
         s.store.each_from(
             s.first_new,
             #[inline(always)]
@@ -236,7 +221,7 @@ impl SeedIndex {
                     let nodes = narrow.iter().map(|&o| base + o as NodeId).chain(wide.iter().copied());
                     for (i, x) in nodes.enumerate() {
                         if seeds_at(s.table, c, i) {
-                            put(m, x, a, a_from);
+                            tmp.push((x, a - x, m - a_from));
                         }
                     }
                     return;
@@ -245,17 +230,41 @@ impl SeedIndex {
                 while bits != 0 {
                     let i = bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    put(m, base + narrow[i] as NodeId, a, a_from);
+                    let x = base + narrow[i] as NodeId;
+                    tmp.push((x, a - x, m - a_from));
                 }
                 let mut bits = mask & low_bits(wide.len());
                 while bits != 0 {
                     let i = bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    put(m, wide[i], a, a_from);
+                    let x = wide[i];
+                    tmp.push((x, a - x, m - a_from));
                 }
             },
         );
+        // Each node's list where the counts before it end, its entries in match order.
+        let mut head = std::mem::take(&mut self.spare);
+        head.clear();
+        head.resize(n, [0, 0]);
+        for &(x, ..) in tmp.iter() {
+            head[(x - s.least) as usize][1] += 1;
+        }
+        let mut at = 0;
+        for h in head.iter_mut() {
+            let count = h[1];
+            *h = [at, 0];
+            at += count;
+        }
+        self.arena.resize(at as usize, Entry::default());
+        for &(x, d, rank) in tmp.iter() {
+            let h = &mut head[(x - s.least) as usize];
+            self.arena[(h[0] + h[1]) as usize] = Entry { d, rank };
+            h[1] += 1;
+        }
         self.built = self.arena.len();
+        // (The entries' scratch back to what a step built from the step before needs.)
+        self.adds.clear();
+        self.adds.shrink_to(256);
         // (The arena holds this step's lists only: the step before's are gone.)
         self.push_heads(s, head, false);
     }
@@ -290,7 +299,7 @@ impl SeedIndex {
         }
         // Most of the step repeats (else a whole build is cheaper), and the arena has not grown
         // far past its last whole build.
-        if slow.len() * 8 > d1 as usize || self.arena.len() > 4 * self.built.max(4096) {
+        if slow.len() * 8 > d1 as usize || self.arena.len() > 2 * self.built.max(4096) {
             return false;
         }
         // Heads moved by d1: node x's list is that of x − d1 (`head[i]` is `prev.head[i + off]`).
@@ -302,9 +311,9 @@ impl SeedIndex {
         let mut head = std::mem::take(&mut self.spare);
         head.clear();
         head.reserve(n as usize);
-        head.resize(lo as usize, NONE);
+        head.resize(lo as usize, [0, 0]);
         head.extend_from_slice(&prev.head[(lo + off) as usize..(hi + off) as usize]);
-        head.resize(n as usize, NONE);
+        head.resize(n as usize, [0, 0]);
         // The primitives that are not clean, a bit each; the entries of their new matches; the
         // nodes those hold, and σ of those their preimages' matches held.
         let words = (d1 as usize).div_ceil(64);
@@ -338,41 +347,33 @@ impl SeedIndex {
                 continue;
             }
             list.clear();
-            let mut e = head[(x - s.least) as usize];
-            while e != NONE {
-                let Entry { d, rank, before } = self.arena[e as usize];
+            let [from, len] = head[(x - s.least) as usize];
+            for &Entry { d, rank } in &self.arena[from as usize..(from + len) as usize] {
                 let i = (x + d - first) as usize;
                 if slow_bits[i / 64] >> (i % 64) & 1 == 0 {
                     list.push((d, rank));
                 }
-                e = before;
             }
-            list.reverse();
             while adds.get(ai).is_some_and(|a| a.0 < x) {
                 ai += 1;
             }
-            let from = ai;
+            let at = ai;
             while adds.get(ai).is_some_and(|a| a.0 == x) {
                 ai += 1;
             }
-            list.extend(adds[from..ai].iter().map(|&(_, d, r)| (d, r)));
-            // Written earliest match first (by anchor, then rank: by d, then rank), so that the
-            // list, read from its head, gives the latest first.
+            list.extend(adds[at..ai].iter().map(|&(_, d, r)| (d, r)));
+            // In match order: by anchor (d), then rank.
             list.sort_unstable();
-            let mut last = NONE;
-            for &(d, rank) in list.iter() {
-                let k = self.arena.len() as u32;
-                self.arena.push(Entry { d, rank, before: last });
-                last = k;
-            }
-            head[(x - s.least) as usize] = last;
+            let from = self.arena.len() as u32;
+            self.arena.extend(list.iter().map(|&(d, rank)| Entry { d, rank }));
+            head[(x - s.least) as usize] = [from, list.len() as u32];
         }
         self.push_heads(s, head, true);
         true
     }
 
-    /// Every list of the latest step is the one a whole build gives, and its least node is the
-    /// earliest primitive a match of the step holds (debug builds check it at every step; the
+    /// Every list of the latest step is the one the definition gives (each new match at each of
+    /// its seed positions), and its least node is the earliest primitive a match of the step holds (debug builds check it at every step; the
     /// tests call it after steps taken back too).
     #[cfg(any(test, debug_assertions))]
     pub(crate) fn check(
@@ -409,16 +410,19 @@ impl SeedIndex {
             (s.t, least),
             "seed index: the step and its least node"
         );
-        let mut whole = SeedIndex::default();
-        whole.build_whole(&s);
-        let (a, b) = (self.seeds(anchors), whole.seeds(anchors));
-        let (mut u, mut v) = (Vec::new(), Vec::new());
-        for x in least..len {
-            u.clear();
-            v.clear();
-            a.each(x, |m| u.push(m));
-            b.each(x, |m| v.push(m));
-            assert_eq!(u, v, "seed index: the list of node {x} at step {t}");
+        // The lists as their definition gives them: each new match at each of its seed positions
+        // (read match by match, not as a build reads the store), latest first.
+        let mut want: Vec<Vec<MatchId>> = vec![Vec::new(); (len - least) as usize];
+        for m in first_new..store.len() as MatchId {
+            seed_nodes(&s, m, |x| want[(x - least) as usize].push(m));
+        }
+        let seeds = self.seeds(anchors);
+        let mut got = Vec::new();
+        for (x, want) in (least..len).zip(&mut want) {
+            got.clear();
+            seeds.each(x, |m| got.push(m));
+            want.reverse();
+            assert_eq!(&got, want, "seed index: the list of node {x} at step {t}");
         }
     }
 
@@ -448,8 +452,8 @@ pub(crate) fn low_bits(n: usize) -> u64 {
 #[derive(Clone, Copy)]
 pub(crate) struct StepSeeds<'a> {
     pub least: NodeId,
-    /// Per node from `least`: its last entry in `arena` (`NONE`: none).
-    head: &'a [u32],
+    /// Per node from `least`: its list in `arena`.
+    head: &'a [Head],
     arena: &'a [Entry],
     /// Each primitive's first anchored match (what an entry's anchor and rank are read by).
     anchors: &'a Anchors,
@@ -459,14 +463,11 @@ impl StepSeeds<'_> {
     /// Calls `f` with each match of the step holding `x` at a seed position, latest first.
     #[inline]
     pub(crate) fn each(&self, x: NodeId, mut f: impl FnMut(MatchId)) {
-        let Some(&h) = x.checked_sub(self.least).and_then(|i| self.head.get(i as usize)) else {
+        let Some(&[from, len]) = x.checked_sub(self.least).and_then(|i| self.head.get(i as usize)) else {
             return;
         };
-        let mut k = h;
-        while k != NONE {
-            let Entry { d, rank, before } = self.arena[k as usize];
+        for &Entry { d, rank } in self.arena[from as usize..(from + len) as usize].iter().rev() {
             f(self.anchors.get((x + d) as usize) + rank);
-            k = before;
         }
     }
 }
