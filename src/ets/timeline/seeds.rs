@@ -15,9 +15,8 @@
 //!   σ-preimage, entry for entry, unless a match anchored near it changed: a match anchored at a
 //!   clean primitive is the image of the match at the same rank at the primitive it repeats, with
 //!   σ of its nodes at the same positions (`repeats.rs`).
-//! - **A step's index from the step before's.** Each step's lists are appended to one arena, each
-//!   list's entries together in match order, and never changed, so a list is shared by every
-//!   later step that repeats it: the step's heads (where each node's list begins, its length) are
+//! - **A step's index from the step before's.** Each step's lists are appended to one arena and
+//!   never changed, so a list is shared by every later step that repeats it: the step's heads are
 //!   the step before's, moved by the step's size, and only the nodes a match anchored at a
 //!   primitive that is not clean holds, now or σ of it at the step before, get a new list (those
 //!   of their old entries whose anchor is clean, with the new matches' entries). The first step,
@@ -31,18 +30,18 @@
 use super::classes::ClassTable;
 use super::runs::Anchors;
 use super::store::MatchStore;
-use crate::ets::ids::{ConstraintId, MatchId, NodeId};
+use crate::ets::ids::{ConstraintId, MatchId, NONE, NodeId};
 
 /// An entry of a node's list: its match as (its anchor − the node, its rank among the anchor's
-/// matches).
+/// matches), and the node's entry before it in the arena (`NONE`: none). The match's id at the
+/// step the entry was written for is kept too: a reader of that step's lists takes it as it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Entry {
+    m: MatchId,
     d: u32,
     rank: u32,
+    before: u32,
 }
-
-/// A node's list: where it begins in the arena, and its length (its entries in match order).
-type Head = [u32; 2];
 
 /// The heads of one step's lists.
 #[derive(Debug, Clone, Default)]
@@ -53,10 +52,13 @@ struct Heads {
     len: NodeId,
     /// The store's length after the step's matches.
     end: MatchId,
-    /// The earliest primitive a match of the step holds: `head[i]` is node `least + i`'s list.
+    /// The earliest primitive a match of the step holds: `head[i]` is node `least + i`'s last
+    /// entry.
     least: NodeId,
-    head: Vec<Head>,
-    /// The arena's length once the step's lists were written.
+    head: Vec<u32>,
+    /// Where the step's own entries begin in the arena (those after were written for it), and
+    /// the arena's length once they were written.
+    arena_from: u32,
     arena_end: u32,
     /// Whether the lists were built from the step before's (what the tests ask).
     #[cfg_attr(not(test), allow(dead_code))]
@@ -73,7 +75,7 @@ pub(crate) struct SeedIndex {
     /// Entries the last whole build wrote (the arena is built whole again past a multiple).
     built: usize,
     /// A head list to reuse.
-    spare: Vec<Head>,
+    spare: Vec<u32>,
     /// Scratch of a step built from the step before.
     adds: Vec<(NodeId, u32, u32)>,
     touched: Vec<NodeId>,
@@ -134,6 +136,7 @@ impl SeedIndex {
             least: h.least,
             head: &h.head,
             arena: &self.arena,
+            fresh: h.arena_from,
             anchors,
         }
     }
@@ -162,18 +165,26 @@ impl SeedIndex {
             + [&self.cur, &self.old]
                 .into_iter()
                 .flatten()
-                .map(|h| h.head.capacity() * 8)
+                .map(|h| h.head.capacity() * 4)
                 .sum::<usize>()
-            + self.spare.capacity() * 8
+            + self.spare.capacity() * 4
             + self.adds.capacity() * 12
             + self.touched.capacity() * 4
             + self.slow_bits.capacity() * 8
             + self.list.capacity() * 8
     }
 
+    /// A head list of `n` entries, all `NONE`.
+    fn fresh_head(&mut self, n: usize) -> Vec<u32> {
+        let mut head = std::mem::take(&mut self.spare);
+        head.clear();
+        head.resize(n, NONE);
+        head
+    }
+
     /// Makes `head` step `s.t`'s heads, its lists written; `stepped`: built from the step before's,
     /// whose heads are kept (a whole build drops them: their lists are gone).
-    fn push_heads(&mut self, s: &StepIn, head: Vec<Head>, stepped: bool) {
+    fn push_heads(&mut self, s: &StepIn, head: Vec<u32>, arena_from: usize, stepped: bool) {
         let heads = Heads {
             t: s.t,
             first: s.starts[s.t as usize],
@@ -181,6 +192,7 @@ impl SeedIndex {
             end: s.store.len() as MatchId,
             least: s.least,
             head,
+            arena_from: arena_from as u32,
             arena_end: self.arena.len() as u32,
             stepped,
         };
@@ -198,16 +210,31 @@ impl SeedIndex {
 
     /// Every list of the step written anew (the arena with them only).
     fn build_whole(&mut self, s: &StepIn) {
-        self.arena.clear();
-        let (first, n) = (s.starts[s.t as usize], (s.len - s.least) as usize);
-        // The entries in match order, each with its node.
-        let tmp = &mut self.adds;
-        tmp.clear();
-        tmp.reserve(s.store.nodes_from(s.first_new));
+        let (first, len) = (s.starts[s.t as usize], s.len);
+        let mut head = self.fresh_head((len - s.least) as usize);
+        // (Entries written in place, room for every node of the step's matches; the arena is
+        // then cut to those written.)
+        let arena = &mut self.arena;
+        let room = s.store.nodes_from(s.first_new);
+        if arena.len() < room {
+            arena.resize(room, Entry::default());
+        }
+        let mut k = 0;
         let seed_mask = &s.table.seed_mask[..];
         // The anchor of the match read, and where its matches begin and end.
         let (mut a, mut a_from) = (first, s.anchors.try_get(first as usize).unwrap_or(0));
         let mut a_to = s.anchors.try_get(first as usize + 1).unwrap_or(MatchId::MAX);
+        let mut put = |m: MatchId, x: NodeId, a: NodeId, a_from: MatchId| {
+            let h = &mut head[(x - s.least) as usize];
+            arena[k] = Entry {
+                m,
+                d: a - x,
+                rank: m - a_from,
+                before: *h,
+            };
+            *h = k as u32;
+            k += 1;
+        };
         s.store.each_from(
             s.first_new,
             #[inline(always)]
@@ -221,7 +248,7 @@ impl SeedIndex {
                     let nodes = narrow.iter().map(|&o| base + o as NodeId).chain(wide.iter().copied());
                     for (i, x) in nodes.enumerate() {
                         if seeds_at(s.table, c, i) {
-                            tmp.push((x, a - x, m - a_from));
+                            put(m, x, a, a_from);
                         }
                     }
                     return;
@@ -230,43 +257,20 @@ impl SeedIndex {
                 while bits != 0 {
                     let i = bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    let x = base + narrow[i] as NodeId;
-                    tmp.push((x, a - x, m - a_from));
+                    put(m, base + narrow[i] as NodeId, a, a_from);
                 }
                 let mut bits = mask & low_bits(wide.len());
                 while bits != 0 {
                     let i = bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    let x = wide[i];
-                    tmp.push((x, a - x, m - a_from));
+                    put(m, wide[i], a, a_from);
                 }
             },
         );
-        // Each node's list where the counts before it end, its entries in match order.
-        let mut head = std::mem::take(&mut self.spare);
-        head.clear();
-        head.resize(n, [0, 0]);
-        for &(x, ..) in tmp.iter() {
-            head[(x - s.least) as usize][1] += 1;
-        }
-        let mut at = 0;
-        for h in head.iter_mut() {
-            let count = h[1];
-            *h = [at, 0];
-            at += count;
-        }
-        self.arena.resize(at as usize, Entry::default());
-        for &(x, d, rank) in tmp.iter() {
-            let h = &mut head[(x - s.least) as usize];
-            self.arena[(h[0] + h[1]) as usize] = Entry { d, rank };
-            h[1] += 1;
-        }
-        self.built = self.arena.len();
-        // (The entries' scratch back to what a step built from the step before needs.)
-        self.adds.clear();
-        self.adds.shrink_to(256);
+        self.arena.truncate(k);
+        self.built = k;
         // (The arena holds this step's lists only: the step before's are gone.)
-        self.push_heads(s, head, false);
+        self.push_heads(s, head, 0, false);
     }
 
     /// The step's index from the step before's, when σ is one translation across the steps its
@@ -311,9 +315,9 @@ impl SeedIndex {
         let mut head = std::mem::take(&mut self.spare);
         head.clear();
         head.reserve(n as usize);
-        head.resize(lo as usize, [0, 0]);
+        head.resize(lo as usize, NONE);
         head.extend_from_slice(&prev.head[(lo + off) as usize..(hi + off) as usize]);
-        head.resize(n as usize, [0, 0]);
+        head.resize(n as usize, NONE);
         // The primitives that are not clean, a bit each; the entries of their new matches; the
         // nodes those hold, and σ of those their preimages' matches held.
         let words = (d1 as usize).div_ceil(64);
@@ -341,34 +345,49 @@ impl SeedIndex {
         self.adds.sort_unstable();
         // Each node touched: its old entries whose anchor is clean, and its new ones.
         let mut ai = 0;
+        let own_from = self.arena.len();
         let (adds, touched, slow_bits, list) = (&self.adds, &self.touched, &self.slow_bits, &mut self.list);
         for &x in touched {
             if x < s.least || x >= len {
                 continue;
             }
             list.clear();
-            let [from, len] = head[(x - s.least) as usize];
-            for &Entry { d, rank } in &self.arena[from as usize..(from + len) as usize] {
+            let mut e = head[(x - s.least) as usize];
+            while e != NONE {
+                let Entry { d, rank, before, .. } = self.arena[e as usize];
                 let i = (x + d - first) as usize;
                 if slow_bits[i / 64] >> (i % 64) & 1 == 0 {
                     list.push((d, rank));
                 }
+                e = before;
             }
+            list.reverse();
             while adds.get(ai).is_some_and(|a| a.0 < x) {
                 ai += 1;
             }
-            let at = ai;
+            let from = ai;
             while adds.get(ai).is_some_and(|a| a.0 == x) {
                 ai += 1;
             }
-            list.extend(adds[at..ai].iter().map(|&(_, d, r)| (d, r)));
-            // In match order: by anchor (d), then rank.
+            list.extend(adds[from..ai].iter().map(|&(_, d, r)| (d, r)));
+            // Written earliest match first (by anchor, then rank: by d, then rank), so that the
+            // list, read from its head, gives the latest first.
             list.sort_unstable();
-            let from = self.arena.len() as u32;
-            self.arena.extend(list.iter().map(|&(d, rank)| Entry { d, rank }));
-            head[(x - s.least) as usize] = [from, list.len() as u32];
+            let mut last = NONE;
+            for &(d, rank) in list.iter() {
+                let k = self.arena.len() as u32;
+                let m = s.anchors.get((x + d) as usize) + rank;
+                self.arena.push(Entry {
+                    m,
+                    d,
+                    rank,
+                    before: last,
+                });
+                last = k;
+            }
+            head[(x - s.least) as usize] = last;
         }
-        self.push_heads(s, head, true);
+        self.push_heads(s, head, own_from, true);
         true
     }
 
@@ -452,9 +471,11 @@ pub(crate) fn low_bits(n: usize) -> u64 {
 #[derive(Clone, Copy)]
 pub(crate) struct StepSeeds<'a> {
     pub least: NodeId,
-    /// Per node from `least`: its list in `arena`.
-    head: &'a [Head],
+    /// Per node from `least`: its last entry in `arena` (`NONE`: none).
+    head: &'a [u32],
     arena: &'a [Entry],
+    /// Where the step's own entries begin in `arena`: their match ids are the step's.
+    fresh: u32,
     /// Each primitive's first anchored match (what an entry's anchor and rank are read by).
     anchors: &'a Anchors,
 }
@@ -463,11 +484,18 @@ impl StepSeeds<'_> {
     /// Calls `f` with each match of the step holding `x` at a seed position, latest first.
     #[inline]
     pub(crate) fn each(&self, x: NodeId, mut f: impl FnMut(MatchId)) {
-        let Some(&[from, len]) = x.checked_sub(self.least).and_then(|i| self.head.get(i as usize)) else {
+        let Some(&h) = x.checked_sub(self.least).and_then(|i| self.head.get(i as usize)) else {
             return;
         };
-        for &Entry { d, rank } in self.arena[from as usize..(from + len) as usize].iter().rev() {
-            f(self.anchors.get((x + d) as usize) + rank);
+        let mut k = h;
+        while k != NONE {
+            let Entry { m, d, rank, before } = self.arena[k as usize];
+            f(if k >= self.fresh {
+                m
+            } else {
+                self.anchors.get((x + d) as usize) + rank
+            });
+            k = before;
         }
     }
 }
