@@ -919,7 +919,7 @@ mod tests {
                 g.push(b, *m).expect("a position");
             }
             persisted += same_level0(&visited, &carried, &format!("pushed {k}"));
-            // The seed index, built from the step before's where it can be, is a whole build's.
+            // The seed index, built from the step before's where it can be, is what its definition says.
             stepped += (carried.timeline().check_seed_index() == Some(true)) as usize;
             let back = if k >= 2 && k % 7 == 0 { 2 } else { 1 };
             if k + 1 < back {

@@ -31,8 +31,7 @@ use super::holders::NodeHolders;
 use super::host::LevelHost;
 use super::journal::{Entry, Journal};
 use super::runs::{IMAGE, Shifts};
-use super::seeds::SeedIndex;
-pub(crate) use super::seeds::StepSeeds;
+use super::seeds::{SeedIndex, StepSeeds};
 use super::store::{MatchNodes, MatchStore};
 use crate::ets::ids::{ClassId, ConstraintId, ElementId, MatchId, NONE, NodeId};
 

@@ -1198,7 +1198,7 @@ impl Timeline {
         feed.take(lv, &self.plans_n[n as usize], &self.setting, &mut self.scratch, journal);
     }
 
-    /// Checks level 0's seed index of the latest step against a whole build
+    /// Checks level 0's seed index of the latest step against its definition
     /// ([`seeds::SeedIndex::check`]), if it is kept (an undo past the steps kept forgets it);
     /// whether it was built from the step before's.
     #[cfg(test)]

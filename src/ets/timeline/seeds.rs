@@ -302,7 +302,7 @@ impl SeedIndex {
             return false;
         }
         // Most of the step repeats (else a whole build is cheaper), and the arena has not grown
-        // far past its last whole build.
+        // past twice its last whole build.
         if slow.len() * 8 > d1 as usize || self.arena.len() > 2 * self.built.max(4096) {
             return false;
         }
@@ -391,9 +391,9 @@ impl SeedIndex {
         true
     }
 
-    /// Every list of the latest step is the one the definition gives (each new match at each of
-    /// its seed positions), and its least node is the earliest primitive a match of the step holds (debug builds check it at every step; the
-    /// tests call it after steps taken back too).
+    /// Every list of the latest step is the one its definition gives (each new match at each of
+    /// its seed positions), and its least node is the earliest primitive a match of the step
+    /// holds. Debug builds check it at every step; the tests call it after steps taken back too.
     #[cfg(any(test, debug_assertions))]
     pub(crate) fn check(
         &self,
@@ -460,7 +460,7 @@ impl SeedIndex {
 
 /// The low `n` bits.
 #[inline]
-pub(crate) fn low_bits(n: usize) -> u64 {
+fn low_bits(n: usize) -> u64 {
     if n >= 64 { u64::MAX } else { (1 << n) - 1 }
 }
 
