@@ -321,6 +321,19 @@ impl NodeHolders {
         let n = h.iter().filter(|&e| f(e)).count();
         (n == h.len(), n > 0)
     }
+    /// Whether node `x` has holders and every one has its bit set in `bits` (a bit per element
+    /// id).
+    #[inline]
+    pub fn all_set(&self, x: usize, bits: &[u64]) -> bool {
+        let set = |e: ElementId| bits.get(e as usize >> 6).is_some_and(|w| w >> (e & 63) & 1 == 1);
+        if let Slots::Narrow(v) = &self.slots
+            && let Some(s) = v.get(x)
+            && s.len != SPILLED
+        {
+            return s.len > 0 && s.ids[..s.len as usize].iter().all(|&id| set(id as ElementId));
+        }
+        self.test(x, set).0
+    }
     /// Whether every holder of node `from` has its bit set in `bits` (a bit per element id),
     /// and whether one has (`(false, false)`: held by no one); when every one has, node `to`
     /// (held by no one) gets them ([`NodeHolders::copy_holders`]).
@@ -351,9 +364,11 @@ impl NodeHolders {
         (all, any)
     }
     /// [`NodeHolders::copy_if_set`] over a run of nodes: node `from + k` to `to + k` (after the
-    /// run's originals), for `k` below `n` but those whose bit `skip_at + k` is set in `skip`;
-    /// `on(k, all, any)` after each node tested (and copied, when `all`). Slots are given up to
-    /// the last node of the run at once.
+    /// run's originals), for `k` below `n` but those whose bit `skip_at + k` is set in `skip`.
+    /// After each 64 nodes from `k0` (the last ones fewer), `on(k0, all, any)` with a bit per
+    /// node (bit `j` for node `k0 + j`): every holder's bit is set in `bits` (the node was
+    /// copied), and one's is. A node skipped, or held by no one, has neither. Slots are given
+    /// up to the last node of the run at once.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn copy_if_set_run(
@@ -364,7 +379,7 @@ impl NodeHolders {
         bits: &[u64],
         skip: &[u64],
         skip_at: usize,
-        mut on: impl FnMut(usize, bool, bool),
+        mut on: impl FnMut(usize, u64, u64),
     ) {
         if n == 0 {
             return;
@@ -372,45 +387,57 @@ impl NodeHolders {
         debug_assert!(from + n <= to, "the copies come after their originals");
         self.cover(to + n - 1);
         let set = |e: ElementId| bits.get(e as usize >> 6).is_some_and(|w| w >> (e & 63) & 1 == 1);
-        let Slots::Narrow(v) = &mut self.slots else {
-            for k in 0..n {
-                let i = skip_at + k;
-                if skip[i / 64] >> (i % 64) & 1 == 0 {
-                    let (all, any) = self.copy_if_set(from + k, to + k, bits);
-                    on(k, all, any);
+        let mut k0 = 0;
+        while k0 < n {
+            let c = (n - k0).min(64);
+            // The nodes of the chunk to test: those not skipped.
+            let mut todo = !bits_at(skip, skip_at + k0) & low_bits(c);
+            let (mut all_w, mut any_w) = (0u64, 0u64);
+            match &mut self.slots {
+                Slots::Narrow(v) => {
+                    let (lo, hi) = v.split_at_mut(to);
+                    let (src, dst) = (&lo[from + k0..from + k0 + c], &mut hi[k0..k0 + c]);
+                    while todo != 0 {
+                        let j = todo.trailing_zeros() as usize;
+                        todo &= todo - 1;
+                        let s = &src[j];
+                        let (mut all, mut any) = (s.len > 0, false);
+                        if s.len == SPILLED {
+                            let l = &self.spilled[s.spill_index()];
+                            let c = l.iter().filter(|&&e| set(e)).count();
+                            (all, any) = (c == l.len(), c > 0);
+                            if all {
+                                let l = l.clone();
+                                dst[j].spill_to(self.spilled.len());
+                                self.spilled.push(l);
+                            }
+                        } else {
+                            for &id in &s.ids[..s.len as usize] {
+                                let b = set(id as ElementId);
+                                all &= b;
+                                any |= b;
+                            }
+                            if all {
+                                debug_assert_eq!(dst[j].len, 0, "a node held already");
+                                dst[j] = *s;
+                            }
+                        }
+                        all_w |= (all as u64) << j;
+                        any_w |= (any as u64) << j;
+                    }
+                }
+                Slots::Wide(_) => {
+                    while todo != 0 {
+                        let j = todo.trailing_zeros() as usize;
+                        todo &= todo - 1;
+                        let (all, any) = self.copy_if_set(from + k0 + j, to + k0 + j, bits);
+                        all_w |= (all as u64) << j;
+                        any_w |= (any as u64) << j;
+                    }
                 }
             }
-            return;
-        };
-        let (lo, hi) = v.split_at_mut(to);
-        let (src, dst) = (&lo[from..from + n], &mut hi[..n]);
-        for (k, (s, d)) in src.iter().zip(dst.iter_mut()).enumerate() {
-            let i = skip_at + k;
-            if skip[i / 64] >> (i % 64) & 1 == 1 {
-                continue;
-            }
-            let (mut all, mut any) = (s.len > 0, false);
-            if s.len == SPILLED {
-                let l = &self.spilled[s.spill_index()];
-                let c = l.iter().filter(|&&e| set(e)).count();
-                (all, any) = (c == l.len(), c > 0);
-                if all {
-                    let l = l.clone();
-                    d.spill_to(self.spilled.len());
-                    self.spilled.push(l);
-                }
-            } else {
-                for &id in &s.ids[..s.len as usize] {
-                    let b = set(id as ElementId);
-                    all &= b;
-                    any |= b;
-                }
-                if all {
-                    debug_assert_eq!(d.len, 0, "a node held already");
-                    *d = *s;
-                }
-            }
-            on(k, all, any);
+            on(k0, all_w, any_w);
+            k0 += c;
         }
     }
     /// Gives every node up to `x` a slot.
@@ -518,6 +545,25 @@ impl NodeHolders {
             + self.spilled.capacity() * std::mem::size_of::<Vec<ElementId>>()
             + self.spilled.iter().map(|v| v.capacity() * 4).sum::<usize>()
     }
+}
+
+/// The 64 bits of `v` from bit `i` on (those past its end clear).
+#[inline]
+pub(super) fn bits_at(v: &[u64], i: usize) -> u64 {
+    let (w, r) = (i / 64, i % 64);
+    let lo = v.get(w).map_or(0, |x| x >> r);
+    let hi = if r == 0 {
+        0
+    } else {
+        v.get(w + 1).map_or(0, |x| x << (64 - r))
+    };
+    lo | hi
+}
+
+/// The low `n` bits set (`n` at most 64).
+#[inline]
+pub(super) fn low_bits(n: usize) -> u64 {
+    if n >= 64 { !0 } else { (1u64 << n) - 1 }
 }
 
 #[cfg(test)]

@@ -897,6 +897,16 @@ impl StepCtx<'_> {
         }
     }
 
+    /// Level 0: [`StepCtx::is_open`] of the `n` primitives from `x` (at most 64), a bit each.
+    #[inline]
+    pub(crate) fn open_mask(&self, x: NodeId, n: usize) -> u64 {
+        if x >= self.first_node && !self.open_new.is_empty() {
+            super::holders::bits_at(self.open_new, (x - self.first_node) as usize) & super::holders::low_bits(n)
+        } else {
+            (0..n).fold(0, |w, j| w | ((self.open)(x + j as NodeId) as u64) << j)
+        }
+    }
+
     pub(crate) fn log(&mut self, e: Entry) {
         if let Some(j) = self.journal.as_deref_mut() {
             j.push(e);

@@ -42,6 +42,7 @@
 //! `scripts/compare-json.sh` compares the outputs with a build before the set.
 
 use super::classes::{SOLE_ANY, SOLE_NONE};
+use super::holders::{bits_at, low_bits};
 use super::level::{Elem, Image, Level, QuietEntry, StepCtx};
 use super::runs::Shifts;
 use crate::ets::ids::{ElementId, MatchId, NONE, NodeId};
@@ -92,6 +93,8 @@ pub(crate) struct Persisting {
     balanced: Vec<u64>,
     /// The step `balanced` was found at.
     balanced_at: u32,
+    /// Scratch of [`Level::seal`]: a bit per primitive of the step before, sealed at this step.
+    sealed_bits: Vec<u64>,
     /// Whether the elements that left at this step took their images at the step before (their
     /// entries are of it).
     left_quiet: bool,
@@ -172,6 +175,7 @@ impl Default for Persisting {
             zeros: Vec::new(),
             balanced: Vec::new(),
             balanced_at: NONE,
+            sealed_bits: Vec::new(),
             left_quiet: false,
             off: false,
             start_prev: Vec::new(),
@@ -196,17 +200,13 @@ fn set_bit(v: &mut Vec<u64>, e: ElementId) {
     v[i] |= 1 << (e % 64);
 }
 
-/// The 64 bits of `v` from bit `i` on (those past its end clear).
+/// `f(j)` for each bit `j` set in `w`, lowest first.
 #[inline]
-fn bits_at(v: &[u64], i: usize) -> u64 {
-    let (w, r) = (i / 64, i % 64);
-    let lo = v.get(w).map_or(0, |x| x >> r);
-    let hi = if r == 0 {
-        0
-    } else {
-        v.get(w + 1).map_or(0, |x| x << (64 - r))
-    };
-    lo | hi
+fn each_bit(mut w: u64, mut f: impl FnMut(NodeId)) {
+    while w != 0 {
+        f(w.trailing_zeros());
+        w &= w - 1;
+    }
 }
 
 /// Clears in `v` the bits from bit `i` on that `mask` sets (its bit 0 for bit `i`), within
@@ -250,7 +250,7 @@ impl Persisting {
     }
     /// Heap bytes held.
     pub(crate) fn heap_bytes(&self) -> usize {
-        (self.bits.capacity() + self.bbits.capacity()) * 8
+        (self.bits.capacity() + self.bbits.capacity() + self.balanced.capacity() + self.sealed_bits.capacity()) * 8
             + (self.list.capacity() + self.leavers.capacity() + self.boundary.capacity()) * 4
             + self.entry.capacity() * 16
             + self.imgs.capacity() * std::mem::size_of::<PImage>()
@@ -624,23 +624,55 @@ impl Level {
         let bulk = self.bulk_images(cx);
         self.pers.balanced.clear();
         self.pers.balanced_at = cx.t;
-        if let Some(image) = bulk {
+        // The balanced ones first, 64 primitives of t−1 at a time: those sealed whose images
+        // are clean, not dirty and open, held by persisting elements only. (Each primitive is
+        // sealed once a step, so which are balanced does not depend on the order.)
+        let range = bulk.map(|image| {
             let (s1, s0, _) = image.bounds();
-            self.pers.balanced.resize((s0 - s1).div_ceil(64) as usize, 0);
-        }
-        let (holders, elems, pers) = (&self.node_holders, &mut self.elems, &mut self.pers);
-        for &x in sealed {
-            if let Some(image) = bulk
-                && let Some(y) = image.clean_image(x)
-                && !bit(cx.dirty_new, y - image.bounds().1)
-                && cx.is_open(y)
-            {
-                let i = x - image.bounds().0;
-                let hs = holders.get(x as usize);
-                if !bit(&pers.balanced, i) && !hs.is_empty() && hs.iter().all(|e| bit(&pers.bits, e)) {
-                    set_bit(&mut pers.balanced, i);
+            let words = (s0 - s1).div_ceil(64) as usize;
+            self.pers.balanced.resize(words, 0);
+            let mut marks = std::mem::take(&mut self.pers.sealed_bits);
+            marks.clear();
+            marks.resize(words, 0);
+            for &x in sealed {
+                if x >= s1 && x < s0 {
+                    let i = (x - s1) as usize;
+                    debug_assert_eq!(marks[i / 64] >> (i % 64) & 1, 0, "a primitive sealed twice");
+                    debug_assert_eq!(
+                        image.clean_mask(i, 1) == 1,
+                        image.clean_image(x).is_some(),
+                        "the clean bit of a sealed primitive's image"
+                    );
+                    marks[i / 64] |= 1 << (i % 64);
+                }
+            }
+            let (holders, pers) = (&self.node_holders, &mut self.pers);
+            for (w, &m) in marks.iter().enumerate() {
+                if m == 0 {
                     continue;
                 }
+                let i = w * 64;
+                let c = (s0 - s1) as usize - i;
+                let cand =
+                    m & image.clean_mask(i, c) & !bits_at(cx.dirty_new, i) & cx.open_mask(s0 + i as NodeId, c.min(64));
+                let mut b = 0u64;
+                each_bit(cand, |j| {
+                    if holders.all_set(s1 as usize + i + j as usize, &pers.bits) {
+                        b |= 1 << j;
+                    }
+                });
+                pers.balanced[w] = b;
+            }
+            self.pers.sealed_bits = marks;
+            s1..s0
+        });
+        let (holders, elems, pers) = (&self.node_holders, &mut self.elems, &mut self.pers);
+        for &x in sealed {
+            if let Some(r) = &range
+                && r.contains(&x)
+                && bit(&pers.balanced, x - r.start)
+            {
+                continue;
             }
             for e in holders.get(x as usize) {
                 if bit(&pers.bits, e) {
@@ -758,7 +790,7 @@ impl Level {
                 },
                 |m1| mixed.push((true, m1)),
             );
-            // The primitives whose images are not dirty: each one's holder slot.
+            // The primitives whose images are not dirty: each one's holder slot, 64 at a time.
             let (balanced, at_t) = (&self.pers.balanced, self.pers.balanced_at == cx.t);
             self.node_holders.copy_if_set_run(
                 x0 as usize,
@@ -767,21 +799,15 @@ impl Level {
                 &self.pers.bits,
                 cx.dirty_new,
                 i0,
-                |k, all, any| {
-                    let i = i0 + k;
-                    let y = s0 + i as NodeId;
-                    let balanced = at_t && bit(balanced, i as NodeId);
-                    debug_assert!(
-                        !balanced || (all && cx.is_open(y)),
-                        "a balanced primitive is copied open"
-                    );
-                    if !all {
-                        if any {
-                            mixed.push((false, s1 + i as NodeId));
-                        }
-                    } else if !balanced && cx.is_open(y) {
-                        opened.push(y);
-                    }
+                |k0, all, any| {
+                    let i = i0 + k0;
+                    let (x, y) = (s1 + i as NodeId, s0 + i as NodeId);
+                    let c = (i1 - i).min(64);
+                    let bal = if at_t { bits_at(balanced, i) & low_bits(c) } else { 0 };
+                    let open = cx.open_mask(y, c);
+                    debug_assert_eq!(bal & !(all & open), 0, "a balanced primitive is copied open");
+                    each_bit(any & !all, |j| mixed.push((false, x + j)));
+                    each_bit(all & !bal & open, |j| opened.push(y + j));
                 },
             );
             // Each holder of an image with an open terminal site that is not balanced has one

@@ -414,6 +414,7 @@ impl<'a> Images<'a> {
     }
     /// The image at step t of primitive `p` of step t−1, when it is clean.
     #[inline]
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub(crate) fn clean_image(&self, p: NodeId) -> Option<NodeId> {
         if p < self.s1 || p >= self.s0 {
             return None;
@@ -426,6 +427,14 @@ impl<'a> Images<'a> {
     #[inline]
     pub(crate) fn clean_run(&self, from: usize, limit: usize) -> Option<(usize, usize)> {
         run_from(&self.repeats.clean, from, limit)
+    }
+    /// Whether the images of the `c` primitives of step t−1 from offset `i` on (at most 64) are
+    /// clean, a bit each ([`Images::clean_image`] of each).
+    #[inline]
+    pub(crate) fn clean_mask(&self, i: usize, c: usize) -> u64 {
+        let room = (self.len - self.s0) as usize;
+        let c = c.min(room.saturating_sub(i));
+        super::holders::bits_at(&self.repeats.clean, i) & super::holders::low_bits(c)
     }
     /// The first node of step t−1 and of step t, and the node after the last of t.
     #[inline]

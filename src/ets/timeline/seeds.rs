@@ -28,6 +28,7 @@
 //!   (the next step builds it whole).
 
 use super::classes::ClassTable;
+use super::holders::low_bits;
 use super::runs::Anchors;
 use super::store::MatchStore;
 use crate::ets::ids::{ConstraintId, MatchId, NONE, NodeId};
@@ -456,12 +457,6 @@ impl SeedIndex {
     pub(crate) fn stepped(&self) -> bool {
         self.cur.as_ref().is_some_and(|c| c.stepped)
     }
-}
-
-/// The low `n` bits.
-#[inline]
-fn low_bits(n: usize) -> u64 {
-    if n >= 64 { u64::MAX } else { (1 << n) - 1 }
 }
 
 /// Level 0: this step's seed index as its readers see it. Per node from `least` (the earliest

@@ -582,33 +582,30 @@ impl MatchStore {
         debug_assert!(from + n <= to, "the copies come after their originals");
         let (lo, hi) = self.holder.split_at_mut(to as usize);
         let (src, dst) = (&lo[from as usize..(from + n) as usize], &mut hi[..n as usize]);
-        let mut word = 0u64;
-        for (k, (&w, d)) in src.iter().zip(dst.iter_mut()).enumerate() {
-            if k % 64 == 0 && k > 0 {
-                copied(k as u32 - 64, word);
-                word = 0;
-            }
-            let (all, any) = word_test(w, &self.pairs, &self.multi, &f);
-            if !all {
-                if any {
-                    mixed(from + k as MatchId);
+        // 64 matches at a time, a bit each.
+        for (c, (src, dst)) in src.chunks(64).zip(dst.chunks_mut(64)).enumerate() {
+            let mut word = 0u64;
+            for (j, (&w, d)) in src.iter().zip(dst.iter_mut()).enumerate() {
+                let (all, any) = word_test(w, &self.pairs, &self.multi, &f);
+                if !all {
+                    if any {
+                        mixed(from + (c * 64 + j) as MatchId);
+                    }
+                    continue;
                 }
-                continue;
+                word |= 1 << j;
+                debug_assert_eq!(*d, NONE, "a match held already");
+                if w & MULTI == 0 {
+                    *d = w;
+                } else {
+                    let v = self.multi[(w & INDEX) as usize].clone();
+                    let i = self.multi.len() as u32;
+                    grow(&mut self.multi, 1);
+                    self.multi.push(v);
+                    *d = MULTI | i;
+                }
             }
-            word |= 1 << (k % 64);
-            debug_assert_eq!(*d, NONE, "a match held already");
-            if w & MULTI == 0 {
-                *d = w;
-            } else {
-                let v = self.multi[(w & INDEX) as usize].clone();
-                let i = self.multi.len() as u32;
-                grow(&mut self.multi, 1);
-                self.multi.push(v);
-                *d = MULTI | i;
-            }
-        }
-        if n > 0 {
-            copied((n - 1) / 64 * 64, word);
+            copied(c as u32 * 64, word);
         }
     }
     /// Removes `e` from the holders of `m` (a stillborn element, added at the current step: the
