@@ -913,6 +913,8 @@ mod tests {
     #[test]
     fn persisting_elements_are_taken_back_with_their_steps() {
         let (r, last, mut visited, mut carried) = two_routes(true);
+        // (Every holder word and slot the set carries without a test is tested.)
+        carried.timeline.verify_carried();
         let (mut persisted, mut stepped, mut restored) = (0, 0, 0);
         for (k, (b, m)) in r.positions.iter().zip(&last).enumerate() {
             for g in [&mut visited, &mut carried] {
@@ -951,5 +953,10 @@ mod tests {
             stepped * 10 > n * 8 && restored * 10 > n * 7,
             "{stepped} and {restored} of {n}"
         );
+        // The holders copied at a step and unchanged since are carried at the next, a push after
+        // an undo of it included.
+        let words = carried.timeline.verify_carried();
+        eprintln!("holder words and slots carried: {words}");
+        assert!(words > 1_000_000, "{words} carried");
     }
 }

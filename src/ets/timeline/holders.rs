@@ -164,6 +164,87 @@ impl ExactSizeIterator for HolderIter<'_> {}
 pub(crate) struct NodeHolders {
     slots: Slots,
     spilled: Vec<Vec<ElementId>>,
+    /// The nodes of one step whose holders the persisting set copied, unchanged since.
+    pub(crate) kept: Kept,
+}
+
+/// Of the items (nodes, or matches) of one step, a bit each: its holders were copied from its
+/// original's by the persisting set when that step took its images (every holder persisted
+/// then), and no holder was added or removed since: every write to an item's holders clears
+/// its bit ([`Kept::clear`]). `super::persist` reads the bits at the next step.
+#[derive(Debug, Clone)]
+pub(crate) struct Kept {
+    /// The step (`NONE`: none), and its first item.
+    pub(crate) at: u32,
+    pub(crate) from: u32,
+    bits: Vec<u64>,
+}
+
+impl Default for Kept {
+    /// None kept.
+    fn default() -> Self {
+        Kept {
+            at: crate::ets::ids::NONE,
+            from: 0,
+            bits: Vec::new(),
+        }
+    }
+}
+
+impl Kept {
+    /// Begins the bits of step `at`, whose items begin at `from`: `n` of them, none set.
+    pub(crate) fn begin(&mut self, at: u32, from: u32, n: usize) {
+        (self.at, self.from) = (at, from);
+        self.bits.clear();
+        self.bits.resize(n.div_ceil(64), 0);
+    }
+    /// Forgets them.
+    pub(crate) fn forget(&mut self) {
+        self.at = crate::ets::ids::NONE;
+    }
+    /// Whether they are step `t`'s from item `from`.
+    #[inline]
+    pub(crate) fn is(&self, t: u32, from: u32) -> bool {
+        self.at == t && self.from == from
+    }
+    /// Item `i`'s holders were written.
+    #[inline(always)]
+    pub(crate) fn clear(&mut self, i: u32) {
+        if let Some(k) = i.checked_sub(self.from)
+            && let Some(w) = self.bits.get_mut(k as usize / 64)
+        {
+            *w &= !(1 << (k % 64));
+        }
+    }
+    /// Sets the bits `word` sets, bit `j` for item `i + j`.
+    #[inline]
+    pub(crate) fn set_word(&mut self, i: u32, word: u64) {
+        if word == 0 {
+            return;
+        }
+        let k = (i - self.from) as usize;
+        let (w, r) = (k / 64, k % 64);
+        if let Some(x) = self.bits.get_mut(w) {
+            *x |= word << r;
+        }
+        if r != 0
+            && let Some(x) = self.bits.get_mut(w + 1)
+        {
+            *x |= word >> (64 - r);
+        }
+    }
+    /// The bits of the `c` items from `i` on (at most 64), bit `j` for item `i + j`.
+    #[inline]
+    pub(crate) fn mask(&self, i: u32, c: usize) -> u64 {
+        match i.checked_sub(self.from) {
+            Some(k) => bits_at(&self.bits, k as usize) & low_bits(c),
+            None => 0,
+        }
+    }
+    /// Heap bytes held.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.bits.capacity() * 8
+    }
 }
 
 /// The list in slot `s` (its side list when spilled).
@@ -367,8 +448,12 @@ impl NodeHolders {
     /// run's originals), for `k` below `n` but those whose bit `skip_at + k` is set in `skip`.
     /// After each 64 nodes from `k0` (the last ones fewer), `on(k0, all, any)` with a bit per
     /// node (bit `j` for node `k0 + j`): every holder's bit is set in `bits` (the node was
-    /// copied), and one's is. A node skipped, or held by no one, has neither. Slots are given
-    /// up to the last node of the run at once.
+    /// copied, and [`NodeHolders::kept`] has it), and one's is. A node skipped, or held by no
+    /// one, has neither. Slots are given up to the last node of the run at once.
+    ///
+    /// `carried(k0, c)` names, a bit each, nodes of the `c` from `k0` known to have every holder
+    /// set without a test (as [`super::store::MatchStore::copy_holders_run`] says); a chunk of
+    /// 64 carried, none skipped or spilled, is copied as a block. `verify` tests them anyway.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn copy_if_set_run(
@@ -379,6 +464,8 @@ impl NodeHolders {
         bits: &[u64],
         skip: &[u64],
         skip_at: usize,
+        carried: impl Fn(usize, usize) -> u64,
+        verify: bool,
         mut on: impl FnMut(usize, u64, u64),
     ) {
         if n == 0 {
@@ -390,52 +477,83 @@ impl NodeHolders {
         let mut k0 = 0;
         while k0 < n {
             let c = (n - k0).min(64);
-            // The nodes of the chunk to test: those not skipped.
-            let mut todo = !bits_at(skip, skip_at + k0) & low_bits(c);
-            let (mut all_w, mut any_w) = (0u64, 0u64);
+            let full = low_bits(c);
+            // The nodes of the chunk to copy: those not skipped; of them, those carried.
+            let todo = !bits_at(skip, skip_at + k0) & full;
+            let car = carried(k0, c) & todo;
+            if verify {
+                let mut w = car;
+                while w != 0 {
+                    let j = w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    assert!(
+                        self.test(from + k0 + j, set) == (true, true),
+                        "node {} carried as held by persisting elements only",
+                        from + k0 + j
+                    );
+                }
+            }
+            let (mut all_w, mut any_w) = (car, car);
             match &mut self.slots {
                 Slots::Narrow(v) => {
                     let (lo, hi) = v.split_at_mut(to);
                     let (src, dst) = (&lo[from + k0..from + k0 + c], &mut hi[k0..k0 + c]);
-                    while todo != 0 {
-                        let j = todo.trailing_zeros() as usize;
-                        todo &= todo - 1;
-                        let s = &src[j];
-                        let (mut all, mut any) = (s.len > 0, false);
-                        if s.len == SPILLED {
-                            let l = &self.spilled[s.spill_index()];
-                            let c = l.iter().filter(|&&e| set(e)).count();
-                            (all, any) = (c == l.len(), c > 0);
-                            if all {
-                                let l = l.clone();
-                                dst[j].spill_to(self.spilled.len());
-                                self.spilled.push(l);
+                    if car == full && src.iter().all(|s| s.len != SPILLED) {
+                        debug_assert!(dst.iter().all(|d| d.len == 0), "nodes held already");
+                        dst.copy_from_slice(src);
+                    } else {
+                        let mut w = todo;
+                        while w != 0 {
+                            let j = w.trailing_zeros() as usize;
+                            w &= w - 1;
+                            let s = &src[j];
+                            let carried = car >> j & 1 == 1;
+                            let (mut all, mut any) = (s.len > 0, false);
+                            if s.len == SPILLED {
+                                let l = &self.spilled[s.spill_index()];
+                                if carried {
+                                    (all, any) = (true, true);
+                                } else {
+                                    let c = l.iter().filter(|&&e| set(e)).count();
+                                    (all, any) = (c == l.len(), c > 0);
+                                }
+                                if all {
+                                    let l = l.clone();
+                                    dst[j].spill_to(self.spilled.len());
+                                    self.spilled.push(l);
+                                }
+                            } else {
+                                if carried {
+                                    (all, any) = (true, true);
+                                } else {
+                                    for &id in &s.ids[..s.len as usize] {
+                                        let b = set(id as ElementId);
+                                        all &= b;
+                                        any |= b;
+                                    }
+                                }
+                                if all {
+                                    debug_assert_eq!(dst[j].len, 0, "a node held already");
+                                    dst[j] = *s;
+                                }
                             }
-                        } else {
-                            for &id in &s.ids[..s.len as usize] {
-                                let b = set(id as ElementId);
-                                all &= b;
-                                any |= b;
-                            }
-                            if all {
-                                debug_assert_eq!(dst[j].len, 0, "a node held already");
-                                dst[j] = *s;
-                            }
+                            all_w |= (all as u64) << j;
+                            any_w |= (any as u64) << j;
                         }
-                        all_w |= (all as u64) << j;
-                        any_w |= (any as u64) << j;
                     }
                 }
                 Slots::Wide(_) => {
-                    while todo != 0 {
-                        let j = todo.trailing_zeros() as usize;
-                        todo &= todo - 1;
+                    let mut w = todo;
+                    while w != 0 {
+                        let j = w.trailing_zeros() as usize;
+                        w &= w - 1;
                         let (all, any) = self.copy_if_set(from + k0 + j, to + k0 + j, bits);
                         all_w |= (all as u64) << j;
                         any_w |= (any as u64) << j;
                     }
                 }
             }
+            self.kept.set_word((to + k0) as u32, all_w);
             on(k0, all_w, any_w);
             k0 += c;
         }
@@ -451,6 +569,7 @@ impl NodeHolders {
     /// `e` joins node `x` (last).
     #[inline]
     pub fn push(&mut self, x: usize, e: ElementId) {
+        self.kept.clear(x as u32);
         self.cover(x);
         if let Slots::Narrow(v) = &mut self.slots {
             match u16::narrow(e) {
@@ -466,6 +585,9 @@ impl NodeHolders {
     /// looked at once.
     #[inline]
     pub fn push_each(&mut self, xs: &[u32], e: ElementId) {
+        for &x in xs {
+            self.kept.clear(x);
+        }
         if let Slots::Narrow(v) = &mut self.slots
             && let Some(n) = u16::narrow(e)
         {
@@ -483,6 +605,7 @@ impl NodeHolders {
     /// (`super::persist`: a primitive held only by persisting elements has its image held by
     /// them alike).
     pub fn copy_holders(&mut self, from: usize, to: usize) {
+        self.kept.clear(to as u32);
         match &mut self.slots {
             Slots::Narrow(v) => copy_slot(v, &mut self.spilled, from, to),
             Slots::Wide(v) => copy_slot(v, &mut self.spilled, from, to),
@@ -501,6 +624,7 @@ impl NodeHolders {
     }
     /// Keeps the first `len` holders of node `x`.
     pub fn truncate_node(&mut self, x: usize, len: usize) {
+        self.kept.clear(x as u32);
         match &mut self.slots {
             Slots::Narrow(v) => truncate_node(v, &mut self.spilled, x, len),
             Slots::Wide(v) => truncate_node(v, &mut self.spilled, x, len),
@@ -509,6 +633,7 @@ impl NodeHolders {
     /// Removes the last occurrence of `e` from the holders of node `x`, if any; the others keep
     /// their order.
     pub fn remove_last(&mut self, x: usize, e: ElementId) {
+        self.kept.clear(x as u32);
         match &mut self.slots {
             Slots::Narrow(v) => remove_last(v, &mut self.spilled, x, e),
             Slots::Wide(v) => remove_last(v, &mut self.spilled, x, e),
@@ -542,6 +667,7 @@ impl NodeHolders {
             Slots::Wide(v) => v.capacity() * std::mem::size_of::<Slot<u32>>(),
         };
         slots
+            + self.kept.heap_bytes()
             + self.spilled.capacity() * std::mem::size_of::<Vec<ElementId>>()
             + self.spilled.iter().map(|v| v.capacity() * 4).sum::<usize>()
     }
@@ -680,6 +806,84 @@ mod tests {
             h.truncate(nodes, spilled);
             same(&h, &kept)?;
             prop_assert!(h.spilled_len() <= spilled);
+        }
+
+        /// A run of nodes copied with some carried (known to pass, not tested) gives the slots,
+        /// the bits per 64 and the kept bits that testing every node gives, spilled lists and
+        /// skipped nodes included; a chunk of 64 carried is copied as a block. Each write to a
+        /// copied node's holders afterwards clears its kept bit, and only its.
+        #[test]
+        fn carried_slots_copy_as_tested_ones_and_writes_clear_their_kept_bits(
+            // (An id past two bytes now and then: the table wide.)
+            lists in prop::collection::vec(
+                prop::collection::vec(prop_oneof![30 => 0u32..12, 1 => Just(70_000u32)], 0..8),
+                1..150,
+            ),
+            set in 0u64..(1 << 12),
+            skip in prop::collection::vec(any::<u64>(), 3),
+            carry in prop::collection::vec(any::<bool>(), 150),
+            writes in prop::collection::vec(op(), 0..6),
+        ) {
+            let n = lists.len();
+            let mut h = NodeHolders::default();
+            for (x, l) in lists.iter().enumerate() {
+                h.cover(x);
+                for &e in l {
+                    h.push(x, e);
+                }
+            }
+            let bits = [set];
+            let skip: Vec<u64> = if carry[1] { skip } else { vec![0; 3] };
+            let skipped = |k: usize| skip[k / 64] >> (k % 64) & 1 == 1;
+            let f = |e: ElementId| e < 64 && set >> e & 1 == 1;
+            let passes = |k: usize| !lists[k].is_empty() && lists[k].iter().all(|&e| f(e));
+            let every = carry[0];
+            let carried: Vec<bool> = (0..n).map(|k| passes(k) && (every || carry[k])).collect();
+            let run = |mut h: NodeHolders, with: bool| {
+                h.kept.begin(1, n as u32, n);
+                let mut words = Vec::new();
+                h.copy_if_set_run(
+                    0,
+                    n,
+                    n,
+                    &bits,
+                    &skip,
+                    0,
+                    |k0, c| if with { (0..c).fold(0, |w, j| w | (carried[k0 + j] as u64) << j) } else { 0 },
+                    true,
+                    |k0, all, any| words.push((k0, all, any)),
+                );
+                (h, words)
+            };
+            let (a, wa) = run(h.clone(), false);
+            let (mut b, wb) = run(h.clone(), true);
+            prop_assert_eq!(format!("{a:?}"), format!("{b:?}"));
+            prop_assert_eq!(wa, wb);
+            for (k, l) in lists.iter().enumerate() {
+                let copied = passes(k) && !skipped(k);
+                prop_assert_eq!(b.kept.mask((n + k) as u32, 1) == 1, copied, "kept bit of {}", n + k);
+                let expect = if copied { l.clone() } else { Vec::new() };
+                prop_assert_eq!(b.get(n + k).to_vec(), expect);
+            }
+            // Writes clear the kept bit of each node written, and no other.
+            let mut written = vec![false; n];
+            let mut m: Vec<Vec<ElementId>> = (0..2 * n).map(|x| b.get(x).to_vec()).collect();
+            for o in &writes {
+                let o = match o.clone() {
+                    Op::Push(x, e) => Op::Push(n + x % n, e),
+                    Op::PushEach(xs, e) => Op::PushEach(xs.iter().map(|&x| (n + x as usize % n) as u32).collect(), e),
+                    Op::TruncateNode(x, l) => Op::TruncateNode(n + x % n, l),
+                    Op::RemoveLast(x, e) => Op::RemoveLast(n + x % n, e),
+                };
+                match &o {
+                    Op::Push(x, _) | Op::TruncateNode(x, _) | Op::RemoveLast(x, _) => written[x - n] = true,
+                    Op::PushEach(xs, _) => xs.iter().for_each(|&x| written[x as usize - n] = true),
+                }
+                apply(&mut b, &mut m, &o);
+            }
+            for (k, &w) in written.iter().enumerate() {
+                prop_assert_eq!(b.kept.mask((n + k) as u32, 1) == 1, passes(k) && !skipped(k) && !w);
+            }
         }
     }
 }

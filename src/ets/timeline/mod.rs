@@ -1198,6 +1198,15 @@ impl Timeline {
         feed.take(lv, &self.plans_n[n as usize], &self.setting, &mut self.scratch, journal);
     }
 
+    /// Level 0's persisting set tests every holder word and slot it carries from the step
+    /// before and panics on one not held by persisting elements only; returns how many it has
+    /// carried so far.
+    #[cfg(test)]
+    pub(crate) fn verify_carried(&mut self) -> u64 {
+        self.levels[0].pers.verify = true;
+        self.levels[0].pers.carried
+    }
+
     /// Checks level 0's seed index of the latest step against its definition
     /// ([`seeds::SeedIndex::check`]), if it is kept (an undo past the steps kept forgets it);
     /// whether it was built from the step before's.
@@ -1276,6 +1285,7 @@ impl Timeline {
         if !starts_known {
             self.levels[0].forget_start_bits();
         }
+        self.levels[0].kept_undo(undone);
         for (k, (sz, due)) in l.sizes.iter().zip(l.due).enumerate() {
             let lv = &mut self.levels[k];
             // Only the levels above 0 keep the matches they found (level 0's are anchored once,

@@ -33,6 +33,11 @@
 //!   not persist is a *boundary*: its persisting holders add themselves one by one, in id order
 //!   with the elements the quiet pass visits ([`Level::take_mixed`]), so every list is the one the
 //!   visits would make.
+//! - **Carried holders.** A holder word or slot the set copied at t−1 and nobody wrote since,
+//!   none of whose holders has left the set, is held by persisting elements only at t: it is
+//!   copied again without its holders being tested, 64 at a time where a run allows
+//!   ([`Level::persist_bulk`]). The bits saying so are kept with the store and the node holders,
+//!   cleared by every write, and given back by the undo of the step that read them.
 //! - **Open terminal sites.** A primitive sealed at t takes one from each holder at once, without
 //!   a touch, and a copied primitive gives its own to each holder; an element left with none
 //!   once the set has taken its images is touched, so that it ends as a visited one would.
@@ -42,7 +47,7 @@
 //! `scripts/compare-json.sh` compares the outputs with a build before the set.
 
 use super::classes::{SOLE_ANY, SOLE_NONE};
-use super::holders::{bits_at, low_bits};
+use super::holders::{Kept, bits_at, low_bits};
 use super::level::{Elem, Image, Level, QuietEntry, StepCtx};
 use super::runs::Shifts;
 use crate::ets::ids::{ElementId, MatchId, NONE, NodeId};
@@ -95,6 +100,23 @@ pub(crate) struct Persisting {
     balanced_at: u32,
     /// Scratch of [`Level::seal`]: a bit per primitive of the step before, sealed at this step.
     sealed_bits: Vec<u64>,
+    /// The set as it was when it last took its images ([`Level::persist_bulk`]), and that step;
+    /// the same of the time before, with the kept bits of the matches and primitives of that
+    /// step ([`Kept`]) as the step's writes left them, for the undo of the step that read them
+    /// (`kept_for`).
+    snap: (u32, Vec<u64>),
+    snap_prev: (u32, Vec<u64>),
+    kept_prev: (Kept, Kept),
+    kept_for: u32,
+    /// Scratch of [`Level::persist_bulk`]: a bit per match and per primitive of the step before
+    /// held by an element that has left the set since it took its images then.
+    gone_m: Vec<u64>,
+    gone_x: Vec<u64>,
+    /// Tests every carried holder word and slot ([`Level::persist_bulk`]) and panics on one that
+    /// is not held by persisting elements only (debug builds always do).
+    pub(crate) verify: bool,
+    /// How many holder words and slots were carried (not tested) so far.
+    pub(crate) carried: u64,
     /// Whether the elements that left at this step took their images at the step before (their
     /// entries are of it).
     left_quiet: bool,
@@ -176,6 +198,14 @@ impl Default for Persisting {
             balanced: Vec::new(),
             balanced_at: NONE,
             sealed_bits: Vec::new(),
+            snap: (NONE, Vec::new()),
+            snap_prev: (NONE, Vec::new()),
+            kept_prev: (Kept::default(), Kept::default()),
+            kept_for: NONE,
+            gone_m: Vec::new(),
+            gone_x: Vec::new(),
+            verify: false,
+            carried: 0,
             left_quiet: false,
             off: false,
             start_prev: Vec::new(),
@@ -250,7 +280,17 @@ impl Persisting {
     }
     /// Heap bytes held.
     pub(crate) fn heap_bytes(&self) -> usize {
-        (self.bits.capacity() + self.bbits.capacity() + self.balanced.capacity() + self.sealed_bits.capacity()) * 8
+        (self.bits.capacity()
+            + self.bbits.capacity()
+            + self.balanced.capacity()
+            + self.sealed_bits.capacity()
+            + self.snap.1.capacity()
+            + self.snap_prev.1.capacity()
+            + self.gone_m.capacity()
+            + self.gone_x.capacity())
+            * 8
+            + self.kept_prev.0.heap_bytes()
+            + self.kept_prev.1.heap_bytes()
             + (self.list.capacity() + self.leavers.capacity() + self.boundary.capacity()) * 4
             + self.entry.capacity() * 16
             + self.imgs.capacity() * std::mem::size_of::<PImage>()
@@ -706,6 +746,11 @@ impl Level {
     /// primitive of t−1 held only by persisting elements has its image held by them alike (its
     /// holder word or slot copied), with what each image brings; one held by persisting elements
     /// and others names its persisting holders as the boundary ([`Level::take_mixed`]).
+    ///
+    /// Which are held only by persisting elements is tested holder by holder, but for those
+    /// *carried*: copied so at t−1 themselves, unchanged since ([`Kept`]), and held by no element
+    /// that has left the set since ([`Level::carry_begin`]). A run of 64 carried is copied as a
+    /// block (`docs/design-repeats.md`, "As built (forty-first session)").
     #[inline(never)]
     pub(crate) fn persist_bulk(&mut self, cx: &StepCtx) {
         self.pers.boundary.clear();
@@ -716,6 +761,9 @@ impl Level {
         };
         let anchors = sh.anchors;
         let (s1, s0, _) = image.bounds();
+        let carry = self.carry_begin(cx.t, sh, image);
+        let carried = std::cell::Cell::new(0u64);
+        let verify = cfg!(debug_assertions) || self.pers.verify;
         // The starts passed an original by at t−1 exactly when one of its holders then, all quiet
         // (those that persist now), took it with its constraint starting no class but the
         // holder's: the image is passed by alike.
@@ -777,10 +825,20 @@ impl Level {
                 }
             };
             let (first_new, start_due) = (cx.first_new, &mut self.start_due);
+            let (kept, gone) = (&self.pers.kept_prev.0, &self.pers.gone_m);
             self.store.copy_holders_run(
                 a0,
                 b0,
                 a1 - a0,
+                |k0, c| match carry {
+                    Some(m1) => {
+                        let w = kept.mask(a0 + k0, c) & !bits_at(gone, (a0 + k0 - m1) as usize);
+                        carried.set(carried.get() + w.count_ones() as u64);
+                        w
+                    }
+                    None => 0,
+                },
+                verify,
                 |e| bit(bits, e),
                 // Its constraint starts no class but a holder's ([`Level::take_images`]): a
                 // copied match whose original the starts passed by.
@@ -792,6 +850,7 @@ impl Level {
             );
             // The primitives whose images are not dirty: each one's holder slot, 64 at a time.
             let (balanced, at_t) = (&self.pers.balanced, self.pers.balanced_at == cx.t);
+            let (kept, gone) = (&self.pers.kept_prev.1, &self.pers.gone_x);
             self.node_holders.copy_if_set_run(
                 x0 as usize,
                 (s0 + i0 as NodeId) as usize,
@@ -799,6 +858,15 @@ impl Level {
                 &self.pers.bits,
                 cx.dirty_new,
                 i0,
+                |k0, c| match carry {
+                    Some(_) => {
+                        let w = kept.mask(x0 + k0 as NodeId, c) & !bits_at(gone, i0 + k0);
+                        carried.set(carried.get() + w.count_ones() as u64);
+                        w
+                    }
+                    None => 0,
+                },
+                verify,
                 |k0, all, any| {
                     let i = i0 + k0;
                     let (x, y) = (s1 + i as NodeId, s0 + i as NodeId);
@@ -822,6 +890,11 @@ impl Level {
                 }
             }
         }
+        // The set as it took these images, for the next step's carried ones.
+        let p = &mut self.pers;
+        p.carried += carried.get();
+        p.snap.0 = cx.t;
+        p.snap.1.clone_from(&p.bits);
         let mut hs: SmallVec<[ElementId; 8]> = SmallVec::new();
         for (is_match, i) in mixed {
             hs.clear();
@@ -832,6 +905,83 @@ impl Level {
             }
             self.mark_boundary(&hs);
         }
+    }
+
+    /// [`Level::persist_bulk`] at step t, before it copies: the kept bits of t−1 (what the set
+    /// copied then and nothing wrote since) move aside for this step's to begin, and, when they
+    /// are t−1's and so is the set's picture then, the matches and primitives of t−1 held by an
+    /// element that has left the set since are marked gone (`gone_m`, `gone_x`). Returns the
+    /// first match of t−1 when the kept bits can be read (an original kept and not gone has
+    /// every holder persisting: carried).
+    ///
+    /// Why the gone ones are found so: the holders of a kept original were all persisting when
+    /// they were copied at t−1 and none was added or removed since. An element that persisted
+    /// then held, of the matches of t−1, exactly its images of t−1, which are its applications
+    /// made at t−1 ([`Level::run_apps_into`]); and of the primitives of t−1, their nodes.
+    fn carry_begin(&mut self, t: u32, sh: Shifts, image: super::repeats::Images) -> Option<MatchId> {
+        let (s1, s0, len) = image.bounds();
+        let anchors = sh.anchors;
+        let (m1, m0) = (anchors.get(s1 as usize), anchors.get(s0 as usize));
+        let p = &mut self.pers;
+        std::mem::swap(&mut self.store.kept, &mut p.kept_prev.0);
+        std::mem::swap(&mut self.node_holders.kept, &mut p.kept_prev.1);
+        std::mem::swap(&mut p.snap, &mut p.snap_prev);
+        p.kept_for = t;
+        let usable = p.kept_prev.0.is(t - 1, m1) && p.kept_prev.1.is(t - 1, s1) && p.snap_prev.0 == t - 1;
+        self.store.kept.begin(t, m0, self.store.len() - m0 as usize);
+        self.node_holders.kept.begin(t, s0, (len - s0) as usize);
+        if !usable {
+            return None;
+        }
+        let (mut gone_m, mut gone_x) = (std::mem::take(&mut p.gone_m), std::mem::take(&mut p.gone_x));
+        gone_m.clear();
+        gone_m.resize((m0 - m1).div_ceil(64) as usize, 0);
+        gone_x.clear();
+        gone_x.resize((s0 - s1).div_ceil(64) as usize, 0);
+        let mut apps = super::runs::RunApps::new();
+        for (w, &was) in self.pers.snap_prev.1.iter().enumerate() {
+            let mut left = was & !self.pers.bits.get(w).copied().unwrap_or(0);
+            while left != 0 {
+                let d = (w * 64) as ElementId + left.trailing_zeros();
+                left &= left - 1;
+                apps.clear();
+                self.run_apps_into(d, t - 1, sh, &mut apps);
+                for &(m, _) in &apps {
+                    if m >= m1 && m < m0 {
+                        let i = (m - m1) as usize;
+                        gone_m[i / 64] |= 1 << (i % 64);
+                    }
+                    for x in self.store.nodes(m) {
+                        if x >= s1 && x < s0 {
+                            let i = (x - s1) as usize;
+                            gone_x[i / 64] |= 1 << (i % 64);
+                        }
+                    }
+                }
+            }
+        }
+        (self.pers.gone_m, self.pers.gone_x) = (gone_m, gone_x);
+        Some(m1)
+    }
+
+    /// Level 0, when step `undone` is taken back (after its journal): the kept bits and the
+    /// set's picture [`Level::persist_bulk`] moved aside at that step come back; after any other
+    /// step taken back they are forgotten, and the next step tests every holder.
+    pub(crate) fn kept_undo(&mut self, undone: u32) {
+        let p = &mut self.pers;
+        if p.kept_for == undone {
+            std::mem::swap(&mut self.store.kept, &mut p.kept_prev.0);
+            std::mem::swap(&mut self.node_holders.kept, &mut p.kept_prev.1);
+            std::mem::swap(&mut p.snap, &mut p.snap_prev);
+        } else {
+            self.store.kept.forget();
+            self.node_holders.kept.forget();
+            p.snap.0 = NONE;
+        }
+        p.kept_prev.0.forget();
+        p.kept_prev.1.forget();
+        p.snap_prev.0 = NONE;
+        p.kept_for = NONE;
     }
 
     /// Whether the starts pass an image of match `m` by, read from its holders' classes: its

@@ -181,6 +181,8 @@ pub(crate) struct MatchStore {
     /// stored as they are formed, so the step of a match is that of the run holding it).
     formed: Vec<(u32, MatchId)>,
     holder: Vec<u32>,
+    /// The matches of one step whose holders the persisting set copied, unchanged since.
+    pub(crate) kept: super::holders::Kept,
     /// Pairs of holders; never changed once made (a third holder makes a list).
     pairs: Vec<[ElementId; 2]>,
     multi: crate::ets::growth::Lists<ElementId, 4>,
@@ -516,6 +518,7 @@ impl MatchStore {
     #[inline]
     pub fn add_holder(&mut self, m: MatchId, e: ElementId) {
         debug_assert!(e < PAIR, "element ids stay below 2^30");
+        self.kept.clear(m);
         let h = &mut self.holder[m as usize];
         if *h == NONE {
             *h = e;
@@ -558,6 +561,7 @@ impl MatchStore {
             && w & PAIR != 0
             && self.pairs[(w & INDEX) as usize] == [h, e]
         {
+            self.kept.clear(m);
             self.holder[m as usize] = w;
             return;
         }
@@ -568,13 +572,23 @@ impl MatchStore {
     /// (held by no one, after the run's originals) when every one of them passes `f` — the same
     /// word for one holder or a pair (pairs never change once made), a list of its own for more;
     /// one with some holders passing and others not goes to `mixed`. `copied(k0, word)` is called
-    /// for each 64 matches from `k0` (the last ones fewer) with a bit per match copied.
+    /// for each 64 matches from `k0` (the last ones fewer) with a bit per match copied, after
+    /// [`MatchStore::kept`] has them.
+    ///
+    /// `carried(k0, c)` names, a bit each, matches of the `c` from `k0` known to have every
+    /// holder passing `f` without a test: their holders were copied at the step before and
+    /// none has been written or has left the set since (`Level::persist_bulk`). A chunk of 64
+    /// carried matches, none with a list, is copied as a block. `verify` tests them anyway and
+    /// panics on one that does not pass.
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     pub fn copy_holders_run(
         &mut self,
         from: MatchId,
         to: MatchId,
         n: u32,
+        carried: impl Fn(u32, usize) -> u64,
+        verify: bool,
         f: impl Fn(ElementId) -> bool,
         mut copied: impl FnMut(u32, u64),
         mut mixed: impl FnMut(MatchId),
@@ -584,33 +598,56 @@ impl MatchStore {
         let (src, dst) = (&lo[from as usize..(from + n) as usize], &mut hi[..n as usize]);
         // 64 matches at a time, a bit each.
         for (c, (src, dst)) in src.chunks(64).zip(dst.chunks_mut(64)).enumerate() {
-            let mut word = 0u64;
-            for (j, (&w, d)) in src.iter().zip(dst.iter_mut()).enumerate() {
-                let (all, any) = word_test(w, &self.pairs, &self.multi, &f);
-                if !all {
-                    if any {
-                        mixed(from + (c * 64 + j) as MatchId);
-                    }
-                    continue;
-                }
-                word |= 1 << j;
-                debug_assert_eq!(*d, NONE, "a match held already");
-                if w & MULTI == 0 {
-                    *d = w;
-                } else {
-                    let v = self.multi[(w & INDEX) as usize].clone();
-                    let i = self.multi.len() as u32;
-                    grow(&mut self.multi, 1);
-                    self.multi.push(v);
-                    *d = MULTI | i;
+            let k0 = c as u32 * 64;
+            let car = carried(k0, src.len());
+            if verify {
+                for (j, &w) in src.iter().enumerate() {
+                    assert!(
+                        car >> j & 1 == 0 || word_test(w, &self.pairs, &self.multi, &f) == (true, true),
+                        "match {} carried as held by persisting elements only",
+                        from + k0 + j as MatchId
+                    );
                 }
             }
-            copied(c as u32 * 64, word);
+            // (A carried word is never `NONE`: one with a list has `MULTI`.)
+            let word = if car == super::holders::low_bits(src.len()) && src.iter().fold(0, |a, &w| a | w) & MULTI == 0 {
+                debug_assert!(dst.iter().all(|&d| d == NONE), "matches held already");
+                dst.copy_from_slice(src);
+                car
+            } else {
+                let mut word = 0u64;
+                for (j, (&w, d)) in src.iter().zip(dst.iter_mut()).enumerate() {
+                    if car >> j & 1 == 0 {
+                        let (all, any) = word_test(w, &self.pairs, &self.multi, &f);
+                        if !all {
+                            if any {
+                                mixed(from + k0 + j as MatchId);
+                            }
+                            continue;
+                        }
+                    }
+                    word |= 1 << j;
+                    debug_assert_eq!(*d, NONE, "a match held already");
+                    if w & MULTI == 0 {
+                        *d = w;
+                    } else {
+                        let v = self.multi[(w & INDEX) as usize].clone();
+                        let i = self.multi.len() as u32;
+                        grow(&mut self.multi, 1);
+                        self.multi.push(v);
+                        *d = MULTI | i;
+                    }
+                }
+                word
+            };
+            self.kept.set_word(to + k0, word);
+            copied(k0, word);
         }
     }
     /// Removes `e` from the holders of `m` (a stillborn element, added at the current step: the
     /// entries before it, which the journal's lengths keep, do not move).
     pub fn remove_holder(&mut self, m: MatchId, e: ElementId) {
+        self.kept.clear(m);
         let h = self.holder[m as usize];
         if h == e {
             self.holder[m as usize] = NONE;
@@ -664,6 +701,7 @@ impl MatchStore {
     }
     /// Undo: restores the holder word of `m` and the length of the list it names.
     pub fn restore_holder(&mut self, m: MatchId, word: u32, list_len: Option<u32>) {
+        self.kept.clear(m);
         self.holder[m as usize] = word;
         if let (Some(len), true) = (list_len, word != NONE && word & MULTI != 0) {
             self.multi[(word & INDEX) as usize].truncate(len as usize);
@@ -694,7 +732,7 @@ impl MatchStore {
     }
     /// Heap bytes of the elements holding each match (a word per match, pairs, longer lists).
     pub fn holder_bytes(&self) -> usize {
-        self.holder.capacity() * 4 + self.pairs.capacity() * 8 + lists_bytes(&self.multi.0)
+        self.holder.capacity() * 4 + self.pairs.capacity() * 8 + lists_bytes(&self.multi.0) + self.kept.heap_bytes()
     }
 }
 
@@ -883,6 +921,82 @@ mod tests {
             let got = s.push_images(range, img, (cut, d2), t, u32::MAX - 7);
             prop_assert_eq!(got, least);
             prop_assert_eq!(format!("{s:?}"), format!("{one:?}"));
+        }
+
+        /// A run of holder words copied with some carried (known to pass, not tested) gives the
+        /// images, the matches named mixed, the bits per 64 and the kept bits that testing every
+        /// word gives; a carried chunk of single holders and pairs is copied as a block. A write
+        /// to a copied match's holders afterwards clears its kept bit, and only its.
+        #[test]
+        fn carried_holder_words_copy_as_tested_ones_and_writes_clear_their_kept_bits(
+            holders in prop::collection::vec(prop::collection::vec(0u32..12, 0..5), 1..200),
+            set in 0u64..(1 << 12),
+            carry in prop::collection::vec(any::<bool>(), 200),
+            writes in prop::collection::vec((0usize..200, 0u32..3, 0u32..12), 0..6),
+        ) {
+            let n = holders.len() as u32;
+            let mut s = MatchStore::default();
+            for (i, hs) in holders.iter().enumerate() {
+                let m = s.push(ConstraintId(0), &[i as NodeId], 0);
+                for &e in hs.iter().collect::<std::collections::BTreeSet<_>>() {
+                    s.add_holder(m, e);
+                }
+            }
+            for i in 0..n {
+                s.push(ConstraintId(0), &[n + i], 1);
+            }
+            let f = |e: ElementId| set >> e & 1 == 1;
+            let passes = |m: MatchId| {
+                let hs = s.holders(m);
+                !hs.is_empty() && hs.iter().all(|&e| f(e))
+            };
+            // Carried: some of those whose every holder passes (all of them half of the time).
+            let every = carry[0];
+            let carried: Vec<bool> = (0..n).map(|m| passes(m) && (every || carry[m as usize])).collect();
+            let run = |mut s: MatchStore, with: bool| {
+                s.kept.begin(1, n, n as usize);
+                let (mut words, mut mixed) = (Vec::new(), Vec::new());
+                s.copy_holders_run(
+                    0,
+                    n,
+                    n,
+                    |k0, c| {
+                        if !with {
+                            return 0;
+                        }
+                        (0..c).fold(0, |w, j| w | (carried[k0 as usize + j] as u64) << j)
+                    },
+                    true,
+                    f,
+                    |k0, w| words.push((k0, w)),
+                    |m| mixed.push(m),
+                );
+                (s, words, mixed)
+            };
+            let (a, wa, ma) = run(s.clone(), false);
+            let (mut b, wb, mb) = run(s.clone(), true);
+            prop_assert_eq!(format!("{a:?}"), format!("{b:?}"));
+            prop_assert_eq!(wa, wb);
+            prop_assert_eq!(ma, mb);
+            for m in 0..n {
+                prop_assert_eq!(b.kept.mask(n + m, 1) == 1, passes(m), "kept bit of {}", n + m);
+                let expect: Vec<ElementId> = if passes(m) { s.holders(m).to_vec() } else { Vec::new() };
+                prop_assert_eq!(b.holders(n + m).to_vec(), expect);
+            }
+            // Writes clear the kept bit of the match written, and no other.
+            let mut written = vec![false; n as usize];
+            for &(i, how, e) in &writes {
+                let m = n + i as u32 % n;
+                match how {
+                    0 if !b.holders(m).contains(&e) => b.add_holder(m, e),
+                    1 => b.remove_holder(m, e),
+                    _ => b.restore_holder(m, b.holder_word(m), None),
+                }
+                written[(m - n) as usize] = true;
+            }
+            for m in 0..n {
+                prop_assert_eq!(b.kept.mask(n + m, 1) == 1, passes(m) && !written[m as usize]);
+            }
         }
 
         /// The nodes read back are those pushed, across blocks, for matches kept whole, and after
