@@ -1371,10 +1371,8 @@ impl ImageRun {
             self.to = store_len;
         }
         debug_assert_eq!(self.from.end, a);
-        for q in p + 1..=p + k {
-            let e = anchors.get(q);
-            anchors.push(self.to + (e - self.from.start));
-        }
+        // (Each anchor moved by one amount: the images come after their originals.)
+        anchors.extend_shifted(p + 1, k, self.to - self.from.start);
         self.from.end = anchors.get(p + k);
     }
     /// Copies the run into the store (it is then empty); returns the earliest primitive a match

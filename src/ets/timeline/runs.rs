@@ -134,6 +134,40 @@ impl Anchors {
             w.push(v);
         }
     }
+    /// Appends entries `from..from + n` (all before the end), each plus `add`: what
+    /// [`Anchors::push`] of each gives, the room made and the width looked at once a block.
+    #[inline]
+    pub(crate) fn extend_shifted(&mut self, from: usize, n: usize, add: u32) {
+        let (mut q, end) = (from, from + n);
+        while q < end {
+            if let Anchors::Narrow { base, off } = self {
+                grow(off, end - q);
+                // Within a block begun, while each entry's offset fits.
+                while q < end {
+                    let p = off.len();
+                    let v = base[q / ANCHOR_BLOCK] + off[q] as u32 + add;
+                    match (!p.is_multiple_of(ANCHOR_BLOCK))
+                        .then(|| {
+                            v.checked_sub(base[p / ANCHOR_BLOCK])
+                                .and_then(|d| u16::try_from(d).ok())
+                        })
+                        .flatten()
+                    {
+                        Some(d) => off.push(d),
+                        None => break,
+                    }
+                    q += 1;
+                }
+                if q == end {
+                    return;
+                }
+            }
+            // An entry that begins a block, does not fit, or of a wide table.
+            let v = self.get(q) + add;
+            self.push(v);
+            q += 1;
+        }
+    }
     /// Keeps the first `n` entries.
     pub(crate) fn truncate(&mut self, n: usize) {
         match self {
@@ -490,6 +524,31 @@ mod tests {
             // An offset past two bytes from its block's first entry widens the table.
             let needs_wide = v.chunks(ANCHOR_BLOCK).any(|c| c[c.len() - 1] - c[0] > u16::MAX as u32);
             proptest::prop_assert!(!needs_wide || matches!(a, Anchors::Wide(_)));
+        }
+
+        /// Entries appended shifted at once are those pushed one at a time (blocks begun,
+        /// offsets that do not fit, and wide tables included).
+        #[test]
+        fn anchors_appended_shifted_are_those_pushed(
+            steps in proptest::collection::vec((0u32..3_000, proptest::bool::weighted(0.02)), 1..300),
+            (from, n) in (0usize..300, 0usize..300),
+            add in proptest::prop_oneof![0u32..100, 60_000u32..200_000],
+        ) {
+            let mut a = Anchors::new();
+            let mut x = 0u32;
+            for &(d, jump) in &steps {
+                x += if jump { 70_000 } else { d };
+                a.push(x);
+            }
+            let from = from % steps.len();
+            let n = n.min(steps.len() - from);
+            let mut one = a.clone();
+            for q in from..from + n {
+                let v = one.get(q) + add;
+                one.push(v);
+            }
+            a.extend_shifted(from, n, add);
+            proptest::prop_assert_eq!(format!("{a:?}"), format!("{one:?}"));
         }
     }
 
