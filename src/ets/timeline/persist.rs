@@ -117,6 +117,9 @@ pub(crate) struct Persisting {
     pub(crate) verify: bool,
     /// How many holder words and slots were carried (not tested) so far.
     pub(crate) carried: u64,
+    /// The step whose [`Level::carry_begin`] ran in [`Level::seal`], and what it returned, for
+    /// [`Level::persist_bulk`] of the same step.
+    carry_at: (u32, Option<MatchId>),
     /// Whether the elements that left at this step took their images at the step before (their
     /// entries are of it).
     left_quiet: bool,
@@ -206,6 +209,7 @@ impl Default for Persisting {
             gone_x: Vec::new(),
             verify: false,
             carried: 0,
+            carry_at: (NONE, None),
             left_quiet: false,
             off: false,
             start_prev: Vec::new(),
@@ -667,6 +671,16 @@ impl Level {
         // The balanced ones first, 64 primitives of t−1 at a time: those sealed whose images
         // are clean, not dirty and open, held by persisting elements only. (Each primitive is
         // sealed once a step, so which are balanced does not depend on the order.)
+        // (What the copy carries from the step before is found now, for the balance too.)
+        let carry = match (bulk, cx.shifts) {
+            (Some(image), Some(sh)) => {
+                let c = self.carry_begin(cx.t, sh, image);
+                self.pers.carry_at = (cx.t, c);
+                c
+            }
+            _ => None,
+        };
+        let verify = cfg!(debug_assertions) || self.pers.verify;
         let range = bulk.map(|image| {
             let (s1, s0, _) = image.bounds();
             let words = (s0 - s1).div_ceil(64) as usize;
@@ -695,8 +709,23 @@ impl Level {
                 let c = (s0 - s1) as usize - i;
                 let cand =
                     m & image.clean_mask(i, c) & !bits_at(cx.dirty_new, i) & cx.open_mask(s0 + i as NodeId, c.min(64));
-                let mut b = 0u64;
-                each_bit(cand, |j| {
+                // Those whose holders are carried hold persisting elements only (tested when
+                // verifying); the others are tested.
+                let car = match carry {
+                    Some(_) => cand & pers.kept_prev.1.mask(s1 + i as NodeId, c.min(64)) & !bits_at(&pers.gone_x, i),
+                    None => 0,
+                };
+                if verify {
+                    each_bit(car, |j| {
+                        assert!(
+                            holders.all_set(s1 as usize + i + j as usize, &pers.bits),
+                            "sealed primitive {} carried as held by persisting elements only",
+                            s1 as usize + i + j as usize
+                        );
+                    });
+                }
+                let mut b = car;
+                each_bit(cand & !car, |j| {
                     if holders.all_set(s1 as usize + i + j as usize, &pers.bits) {
                         b |= 1 << j;
                     }
@@ -761,7 +790,11 @@ impl Level {
         };
         let anchors = sh.anchors;
         let (s1, s0, _) = image.bounds();
-        let carry = self.carry_begin(cx.t, sh, image);
+        // (Found by the seal of this step when it ran.)
+        let carry = match std::mem::replace(&mut self.pers.carry_at, (NONE, None)) {
+            (t, c) if t == cx.t => c,
+            _ => self.carry_begin(cx.t, sh, image),
+        };
         let carried = std::cell::Cell::new(0u64);
         let verify = cfg!(debug_assertions) || self.pers.verify;
         // The starts passed an original by at t−1 exactly when one of its holders then, all quiet
@@ -982,6 +1015,7 @@ impl Level {
         p.kept_prev.1.forget();
         p.snap_prev.0 = NONE;
         p.kept_for = NONE;
+        p.carry_at = (NONE, None);
     }
 
     /// Whether the starts pass an image of match `m` by, read from its holders' classes: its
