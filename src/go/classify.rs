@@ -959,4 +959,51 @@ mod tests {
         eprintln!("holder words and slots carried: {words}");
         assert!(words > 1_000_000, "{words} carried");
     }
+
+    /// On every shipped game of 19x19 and 9x9 professionals and AlphaGo, at full attention with
+    /// the journal (each position pushed; every third taken back and pushed again, every fifth
+    /// two), each holder word and slot the persisting set carries untested passes the test.
+    #[test]
+    fn carried_holders_pass_their_tests_on_every_shipped_game() {
+        let st = Arc::new(embedded_setting().1.expect("the embedded setting"));
+        let mut total = 0;
+        for dir in [
+            "tests/data/games/tom-9d",
+            "tests/data/games/9x9",
+            "tests/data/games/alphago",
+        ] {
+            let mut paths: Vec<_> = std::fs::read_dir(dir)
+                .expect("a shipped folder")
+                .map(|e| e.expect("an entry").path())
+                .collect();
+            paths.sort();
+            for path in paths {
+                let sgf = Sgf::parse_bytes(std::fs::read(&path).expect("a shipped game")).expect("a record");
+                let r = Replay::from_sgf(&sgf, 0, &[]).expect("a game");
+                let last: Vec<_> = std::iter::once(None).chain(r.moves.iter().map(|m| m.point)).collect();
+                let mut g =
+                    GoTimeline::new(st.clone(), r.info.size, RecordOptions::default(), Some(0)).expect("a timeline");
+                g.keep_journal(true);
+                let before = g.timeline.verify_carried();
+                for (k, (b, m)) in r.positions.iter().zip(&last).enumerate() {
+                    g.push(b, *m).expect("a position");
+                    let back = if k % 5 == 4 { 2 } else { (k % 3 == 2) as usize };
+                    if back == 0 || k + 1 < back {
+                        continue;
+                    }
+                    for j in 0..back {
+                        g.undo(k.checked_sub(j + 1).map(|i| &r.positions[i])).expect("an undo");
+                    }
+                    let again = k + 1 - back..=k;
+                    for (b, m) in r.positions[again.clone()].iter().zip(&last[again]) {
+                        g.push(b, *m).expect("a position");
+                    }
+                }
+                let n = g.timeline.verify_carried() - before;
+                eprintln!("{}: {n} carried", path.display());
+                total += n;
+            }
+        }
+        assert!(total > 5_000_000, "{total} carried");
+    }
 }
