@@ -188,6 +188,20 @@ pub(crate) struct MatchStore {
     multi: crate::ets::growth::Lists<ElementId, 4>,
 }
 
+/// The least and the greatest of `v` (`(u16::MAX, 0)` when empty). Compared as signed after
+/// flipping the top bit: the baseline x86-64 instructions compare two-byte lanes signed only, so
+/// the loop is made wide.
+#[inline]
+fn min_max(v: &[u16]) -> (u16, u16) {
+    let (mut mn, mut mx) = (i16::MAX, i16::MIN);
+    for &o in v {
+        let s = (o ^ 0x8000) as i16;
+        mn = mn.min(s);
+        mx = mx.max(s);
+    }
+    ((mn as u16) ^ 0x8000, (mx as u16) ^ 0x8000)
+}
+
 /// Whether every holder in holder word `w` (its pairs and lists in `pairs` and `multi`) passes
 /// `f`, and whether one does (`(false, false)`: held by no one).
 #[inline(always)]
@@ -297,7 +311,12 @@ impl MatchStore {
                 let lo = self.begin_in_block(i) as u16;
                 let ends = &self.end[i..i + c];
                 // Originals kept whole stop the chunk before them.
-                let c = ends.iter().position(|&e| e & WIDE != 0).unwrap_or(c);
+                // (Looked for only when one is there: an `or` of the ends is made wide.)
+                let c = if ends.iter().fold(0, |a, &e| a | e) & WIDE == 0 {
+                    c
+                } else {
+                    ends.iter().position(|&e| e & WIDE != 0).unwrap_or(c)
+                };
                 let hi = if c == 0 { lo } else { self.end[i + c - 1] };
                 let (src, n) = (ofirst as usize + lo as usize, (hi - lo) as usize);
                 let at = self.nodes.len() - first as usize;
@@ -305,8 +324,7 @@ impl MatchStore {
                     grow(&mut self.nodes, n);
                     // Every node at or past `from_node`: the offsets copied, then moved by one amount;
                     // otherwise each node through `img`, as long as the images fit the block.
-                    let (mn, mx) =
-                        (self.nodes[src..src + n].iter()).fold((u16::MAX, 0u16), |(a, b), &o| (a.min(o), b.max(o)));
+                    let (mn, mx) = min_max(&self.nodes[src..src + n]);
                     let (from_node, d) = shift;
                     let fits = if n > 0
                         && obase + mn as NodeId >= from_node
@@ -829,6 +847,21 @@ mod tests {
             1 => prop::collection::vec(0u32..4_000_000, 0..5),
             1 => prop::collection::vec(prop_oneof![Just(0u32), Just(u32::MAX - 1), 65_000u32..140_000], 1..4),
         ]
+    }
+
+    /// The least and greatest two-byte offsets found as signed lanes are those of the values.
+    #[test]
+    fn min_max_compares_unsigned() {
+        assert_eq!(min_max(&[]), (u16::MAX, 0));
+        for v in [
+            vec![0u16],
+            vec![u16::MAX],
+            vec![0x7FFF, 0x8000],
+            vec![5, 0xFFFE, 0x8001, 3, 0x7FFF],
+        ] {
+            let (a, b) = (*v.iter().min().unwrap(), *v.iter().max().unwrap());
+            assert_eq!(min_max(&v), (a, b), "{v:?}");
+        }
     }
 
     proptest! {
