@@ -82,6 +82,9 @@ pub(crate) struct Repeats {
     pub partial_count: u64,
     /// Scratch: the nodes reached during a search, from its first node.
     seen: Vec<bool>,
+    /// The nodes [`Repeats::within`] marked in `seen`, cleared at its end (a list kept between
+    /// calls).
+    marked: Vec<NodeId>,
     /// Scratch of a search: its frontier and the next one (kept, so that a search does not grow
     /// new lists).
     frontier: Vec<NodeId>,
@@ -342,16 +345,23 @@ impl Repeats {
         a: NodeId,
         b: NodeId,
     ) -> Vec<NodeId> {
-        self.seen.clear();
-        self.seen.resize(s.len() - base as usize, false);
+        // (The marks are left all false by the call before: only the nodes this one marks are
+        // cleared at its end, not the whole span, several steps of primitives.)
+        if self.seen.len() < s.len() - base as usize {
+            self.seen.resize(s.len() - base as usize, false);
+        }
+        debug_assert!(self.seen.iter().all(|&b| !b), "marks left by an earlier search");
         let (mut frontier, mut next) = (std::mem::take(&mut self.frontier), std::mem::take(&mut self.next));
+        let mut marked = std::mem::take(&mut self.marked);
         frontier.clear();
+        marked.clear();
         let mut hit: Vec<NodeId> = Vec::new();
         for &x in sources {
             if x >= base && !std::mem::replace(&mut self.seen[(x - base) as usize], true) {
                 frontier.push(x);
             }
         }
+        marked.extend_from_slice(&frontier);
         for d in 0..=radius {
             hit.extend(frontier.iter().filter(|x| (a..b).contains(*x)));
             if d == radius {
@@ -365,9 +375,13 @@ impl Repeats {
                     }
                 }
             }
+            marked.extend_from_slice(&next);
             std::mem::swap(&mut frontier, &mut next);
         }
-        (self.frontier, self.next) = (frontier, next);
+        for &x in &marked {
+            self.seen[(x - base) as usize] = false;
+        }
+        (self.frontier, self.next, self.marked) = (frontier, next, marked);
         hit.sort_unstable();
         hit
     }
