@@ -2853,12 +2853,28 @@ impl Level {
         };
         todo.clear();
         waiting.clear();
+        // (Every node of a match is present at `t` when none has ended by then: the earliest step
+        // one ended at is kept per match, [`Level::gone`]; its nodes are read only for a match not
+        // listed there.)
         for (i, &m) in el.apps.iter().enumerate() {
             let set = el.sets[i];
-            if set == RECORDED || !self.store.nodes(m).all(|x| self.host.present(x, t)) {
+            if set == RECORDED {
                 continue;
             }
-            todo.push((m, set));
+            let here = match self.gone.get(m as usize) {
+                Some(&g) => {
+                    debug_assert_eq!(
+                        g > t,
+                        self.store.nodes(m).all(|x| self.host.present(x, t)),
+                        "match {m} at {t}"
+                    );
+                    g > t
+                }
+                None => self.store.nodes(m).all(|x| self.host.present(x, t)),
+            };
+            if here {
+                todo.push((m, set));
+            }
         }
         let mut k = 0;
         while k < todo.len() {
