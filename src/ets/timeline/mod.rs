@@ -255,6 +255,10 @@ pub struct Timeline {
     journal_spare: Journal,
     /// A list of slots an undone step's log gave back (its capacity kept for the next step's).
     slots_spare: Vec<u32>,
+    /// Level 0's lists of the step's dirty primitives (bits, and classes per primitive), kept
+    /// from one step to the next. Between steps the classes are all zero: a step clears those it
+    /// marked, not the whole list.
+    dirty_spare: (Vec<u64>, Vec<u64>),
     /// The source's slots before the open step, when it is a copy of a copy (for the journal).
     refill: Option<(u32, Vec<i16>, Vec<u8>)>,
     /// Lists an undone step's `refill` gave back.
@@ -388,6 +392,7 @@ impl Timeline {
             quiet_saved: None,
             journal_spare: Journal::default(),
             slots_spare: Vec::new(),
+            dirty_spare: (Vec::new(), Vec::new()),
             refill: None,
             refill_spare: None,
             last_copy_before: None,
@@ -550,6 +555,7 @@ impl Timeline {
         self.strukt.shrink_to_fit();
         self.journal_spare = Journal::default();
         self.slots_spare = Vec::new();
+        self.dirty_spare = (Vec::new(), Vec::new());
         for lv in &mut self.levels {
             lv.shrink_to_fit();
         }
@@ -589,6 +595,7 @@ impl Timeline {
                     .map_or(0, |(_, st)| std::mem::size_of::<level::QuietState>() + st.heap_bytes())
                 + self.journal_spare.heap_bytes()
                 + self.slots_spare.capacity() * 4
+                + (self.dirty_spare.0.capacity() + self.dirty_spare.1.capacity()) * 8
                 + (self.refill_spare.as_ref()).map_or(0, |(d, t)| d.capacity() * 2 + t.capacity()),
             levels: self.levels.iter().map(Level::memory).collect(),
             compiled: self.compiled_bytes(),
@@ -900,6 +907,7 @@ impl Timeline {
     fn level0_step(&mut self, t: u32, journal: Option<&mut Journal>) {
         let first_node = self.step_start[t as usize];
         let open_new = self.open_bits(t, first_node);
+        let (mut dirty_new, mut dirty_cls) = std::mem::take(&mut self.dirty_spare);
         let lv = &mut self.levels[0];
         lv.clear_delta();
         lv.node_holders_before = first_node as usize;
@@ -922,11 +930,16 @@ impl Timeline {
         let mut slow: Vec<NodeId> = Vec::new();
         let starts = &self.step_start;
         // The primitives held by a match that is not an image: earlier ones, and this step's (bits).
+        dirty_new.clear();
+        dirty_new.resize((strukt.len() - first_node as usize).div_ceil(64), 0);
+        // (The classes are left zero by the step before, which clears those it marked.)
+        debug_assert!(dirty_cls.iter().all(|&c| c == 0), "classes left by the step before");
+        dirty_cls.resize(strukt.len() - first_node as usize, 0);
         let mut dirty = Dirty {
             first: first_node,
             old: Vec::new(),
-            new: vec![0; (strukt.len() - first_node as usize).div_ceil(64)],
-            cls: vec![0; strukt.len() - first_node as usize],
+            new: dirty_new,
+            cls: dirty_cls,
         };
         // Per constraint, the classes that use or record it.
         let table0 = lv.table.clone();
@@ -1104,7 +1117,7 @@ impl Timeline {
         let Dirty {
             old: mut dirty_olds,
             new: dirty_new,
-            cls: dirty_cls,
+            cls: mut dirty_cls,
             ..
         } = dirty;
         // The earlier primitives, each once, with the classes of all the matches marking it.
@@ -1188,6 +1201,16 @@ impl Timeline {
         lv.anchors = anchors;
         lv.starts = level_starts;
         lv.seed = seed;
+        // A primitive's classes are marked only with its bit (`Dirty::mark`): those cleared, the
+        // list is zero again.
+        for (w, &word) in dirty_new.iter().enumerate() {
+            let mut b = word;
+            while b != 0 {
+                dirty_cls[w * 64 + b.trailing_zeros() as usize] = 0;
+                b &= b - 1;
+            }
+        }
+        self.dirty_spare = (dirty_new, dirty_cls);
     }
 
     /// Level `n` ≥ 1 at step `t`: feed it from level n−1, find its new matches, derive.
