@@ -172,6 +172,11 @@ proptest! {
         }
         let n_in: usize = s.nodes().map(|n| s.incoming(n).count()).sum();
         prop_assert_eq!(n_in, s.process_count());
+        // A node's adjacent nodes are its successors, then its predecessors.
+        for n in s.nodes() {
+            let both: Vec<u32> = s.outgoing(n).map(|(_, m)| m).chain(s.incoming(n).map(|(m, _)| m)).collect();
+            prop_assert_eq!(s.adjacent(n).collect::<Vec<_>>(), both, "node {}", n);
+        }
         // petgraph's topological sort finds the struct acyclic, and its order respects every process.
         let topo = petgraph::algo::toposort(&s, None).expect("a struct is acyclic");
         let pos: FxHashMap<u32, usize> = topo.iter().enumerate().map(|(i, &n)| (n, i)).collect();

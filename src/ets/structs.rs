@@ -1208,6 +1208,19 @@ impl Struct {
         })
     }
 
+    /// The nodes joined to `n` by a process, either way: its terminal sites' partners, then its
+    /// initial sites' ([`Struct::outgoing`] then [`Struct::incoming`], without the processes),
+    /// read from its slots in one pass.
+    pub fn adjacent(&self, n: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        let (ni, nt) = self.shape[self.kinds[n as usize] as usize];
+        let base = self.first_slot[n as usize] as usize;
+        let (ni, nt) = (ni as usize, nt as usize);
+        (ni..ni + nt)
+            .chain(0..ni)
+            .map(move |s| self.slot_node.get(base + s, n))
+            .filter(|&m| m < CLOSED)
+    }
+
     /// Incoming processes of `n`, by initial site.
     pub fn incoming(&self, n: NodeId) -> impl Iterator<Item = (NodeId, Process)> + '_ {
         let (ni, _) = self.shape[self.kinds[n as usize] as usize];

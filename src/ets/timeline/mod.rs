@@ -1656,7 +1656,7 @@ fn matches_near(s: &Struct, by_anchor: &runs::Anchors, reach: usize, x: NodeId, 
     for _ in 0..reach {
         next.clear();
         for &y in &frontier {
-            for z in s.outgoing(y).map(|(_, z)| z).chain(s.incoming(y).map(|(z, _)| z)) {
+            for z in s.adjacent(y) {
                 if seen.insert(z) {
                     next.push(z);
                     if z >= x {
@@ -1696,8 +1696,7 @@ fn matches_near_sorted(s: &Struct, by_anchor: &runs::Anchors, reach: usize, x: N
     for _ in 0..reach {
         next.clear();
         for &y in &frontier {
-            next.extend(s.outgoing(y).map(|(_, z)| z));
-            next.extend(s.incoming(y).map(|(z, _)| z));
+            next.extend(s.adjacent(y));
         }
         next.sort_unstable();
         next.dedup();

@@ -369,7 +369,7 @@ impl Repeats {
             }
             next.clear();
             for &x in &frontier {
-                for z in s.outgoing(x).map(|(_, z)| z).chain(s.incoming(x).map(|(z, _)| z)) {
+                for z in s.adjacent(x) {
                     if z >= base && !std::mem::replace(&mut self.seen[(z - base) as usize], true) {
                         next.push(z);
                     }
