@@ -861,7 +861,9 @@ impl FastBoard {
     pub(crate) fn play_undoable(&mut self, color: Color, v: Vtx) -> Result<Undo, Illegal> {
         self.check(color, v)?;
         let mut u = Undo {
-            writes: Vec::new(),
+            // (Room for a move's writes without a capture, so that the list is not grown a
+            // doubling at a time on every move.)
+            writes: Vec::with_capacity(64),
             ko: self.ko,
             ko_color: self.ko_color,
             hash: self.hash,
