@@ -462,6 +462,10 @@ fn replay_and_bench_print_json() {
     assert_eq!(code, Some(0), "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!(v["ets_ms_per_game"].as_f64().unwrap() > 0.0);
+    // The build measured is named (the test binary's own build: `scripts/pgo.sh` does not build
+    // the tests).
+    let build = if cfg!(debug_assertions) { "debug" } else { "release" };
+    assert_eq!(v["build"], build);
     assert!(v["ets_one_thread_ms_per_game"].as_f64().unwrap() > 0.0);
     assert!(v["ets_cpu_ms_per_game"].as_f64().unwrap() > 0.0);
     // Every move changes its vertex at least (no pass in this record), and no position more

@@ -442,8 +442,8 @@ fn bench_classify(a: &BenchArgs, file: &Path) -> miette::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     println!(
-        "{}: {} moves, {} positions; medians of {} runs",
-        b.file, b.moves, b.positions, b.reps
+        "{}: {} moves, {} positions; medians of {} runs; a {} build",
+        b.file, b.moves, b.positions, b.reps, b.build
     );
     println!(
         "  ets classify, every position, levels 0-2, full attention: {:.0} ms/game, {:.2} ms/position ({}CPU {:.0} ms; on one thread {:.0} ms/game); {} primitives, {:.1} bytes/primitive in the struct, {:.1} in the whole timeline; peak memory {}",

@@ -50,6 +50,17 @@ pub enum BenchError {
     Empty,
 }
 
+/// How the running code was built: `"profile-guided"` when `scripts/pgo.sh` built it (it sets
+/// `ETS_BUILD_PROFILE` when it compiles with the profile), otherwise `"release"` or `"debug"`
+/// (`docs/performance.md`, "A profile-guided build").
+pub fn build_kind() -> &'static str {
+    match option_env!("ETS_BUILD_PROFILE") {
+        Some("pgo") => "profile-guided",
+        _ if cfg!(debug_assertions) => "debug",
+        _ => "release",
+    }
+}
+
 /// `ets bench --classify`: one record, ours beside GNU Go's, medians of the repetitions.
 #[derive(Debug, Clone, Serialize)]
 pub struct ClassifyBench {
@@ -61,6 +72,8 @@ pub struct ClassifyBench {
     pub positions: usize,
     /// Repetitions.
     pub reps: usize,
+    /// How the code measured was built ([`build_kind`]).
+    pub build: &'static str,
     /// Whole record, levels 0–2, full attention, every position: median wall time (levels ≥ 1
     /// on a second thread, one position behind level 0, as `ets classify` runs them).
     pub ets_ms_per_game: f64,
@@ -450,6 +463,7 @@ pub fn classify(
         moves: n,
         positions: n + 1,
         reps,
+        build: build_kind(),
         ets_ms_per_game: o * 1e3,
         ets_cpu_ms_per_game: median(cpu) * 1e3,
         ets_one_thread_ms_per_game: o1 * 1e3,
