@@ -51,7 +51,8 @@ pub enum BenchError {
 }
 
 /// How the running code was built: `"profile-guided"` when `scripts/pgo.sh` built it (it sets
-/// `ETS_BUILD_PROFILE` when it compiles with the profile), otherwise `"release"` or `"debug"`
+/// `ETS_BUILD_PROFILE=pgo` in both of its builds, so that they compile the same code; its
+/// instrumented build, used only for training, says so too), otherwise `"release"` or `"debug"`
 /// (`docs/performance.md`, "A profile-guided build").
 pub fn build_kind() -> &'static str {
     match option_env!("ETS_BUILD_PROFILE") {
