@@ -837,6 +837,47 @@ fn derivations_begun_at_a_step_end_at_their_first_ending_step() {
     }
 }
 
+/// A level n ≥ 1 match routed first to the forks made at its step, which spares the late forks of
+/// younger elements (`Timeline::forks_first`, `docs/semantics.md`, "Late forks"): in the Go
+/// setting the elements are those every fork made gives — every element of every level, its life
+/// and history, as the timeline's JSON lists them, with ids renamed by rank — at full, focus and
+/// sweep attention; and fewer derivations are begun on these games, so the ids differ (otherwise
+/// this test would compare two identical routes).
+#[test]
+fn forks_routed_first_spare_forks_and_keep_the_elements() {
+    let games = five_sample_games();
+    let (mut renumbered, mut spared) = (0, 0);
+    for path in &games {
+        let r = game(path);
+        for att in [Attention::Full, Attention::FOCUS, Attention::SWEEP] {
+            let run = |on: bool| {
+                let (first, last) = (&r.positions[0], last_moves(&r));
+                let mut g =
+                    GoTimeline::new(setting().clone(), (first.cols(), first.rows()), opts(att), Some(2)).unwrap();
+                g.forks_first(on);
+                for (b, m) in r.positions.iter().zip(&last) {
+                    g.push(b, *m).unwrap();
+                }
+                (
+                    serde_json::to_string(&g.timeline_json(true)).unwrap(),
+                    g.timeline().forks_spared(),
+                )
+            };
+            let ((first, n), (apart, none)) = (run(true), run(false));
+            assert_eq!(none, 0, "{}: forks first was off", path.display());
+            assert!(
+                ids_by_rank(&first) == ids_by_rank(&apart),
+                "{}, {att:?}: the timelines differ",
+                path.display()
+            );
+            renumbered += (first != apart) as usize;
+            spared += n;
+        }
+    }
+    assert!(renumbered > 3, "only {renumbered} timelines numbered differently");
+    assert!(spared > 100, "only {spared} late forks spared");
+}
+
 /// The memo of stillborn derivations (`src/ets/timeline/memo.rs`) changes nothing: a game
 /// classified with it and without it has the same timeline (every element of every level, its
 /// life and history, as the timeline's JSON lists them), at focus attention (where most

@@ -273,6 +273,12 @@ impl GoTimeline {
     pub fn trial_derivations(&mut self, on: bool) {
         self.timeline.trial_derivations(on);
     }
+    /// Whether a level n ≥ 1 match is routed first to the forks made at its step, which spare
+    /// the forks of younger elements ([`Timeline::forks_first`]; on by default). In the Go
+    /// setting the elements are the same either way; their ids differ.
+    pub fn forks_first(&mut self, on: bool) {
+        self.timeline.forks_first(on);
+    }
     /// Whether an element made at a step ends at its first ending step where its state allows
     /// only loops and endings ([`Timeline::end_at_once`]; on by default). In the Go setting the
     /// elements are the same either way at full and sweep attention; their ids differ.

@@ -511,6 +511,13 @@ pub struct Level {
     /// Whether an element made at a step ends at its first ending step where its state allows
     /// only loops and endings ([`super::Timeline::end_at_once`]; `ClassRt::ends_at_once`).
     pub(crate) end_at_once: bool,
+    /// Level n ≥ 1: whether a match is routed first to the elements made at its step, and a late
+    /// fork is spared where such a fork of an element born no later holds its match already
+    /// ([`super::Timeline::forks_first`]).
+    pub(crate) forks_first: bool,
+    /// Late forks not made because a fork made at their step held their match
+    /// ([`Level::late_fork`]), steps taken back included.
+    pub(crate) forks_spared: u64,
     /// Level 0: the first match anchored at each primitive (matches are found at their latest
     /// primitive, in node order), and one entry more; taken out during a step
     /// (`Timeline::level0_step`).
@@ -593,6 +600,8 @@ impl Level {
             flood_mark: Vec::new(),
             trial: super::trial::Trial::new(),
             end_at_once: true,
+            forks_first: true,
+            forks_spared: 0,
             memo: Default::default(),
             anchors: {
                 let mut a = super::runs::Anchors::new();
@@ -1526,6 +1535,11 @@ impl Level {
         // resolutions, hence the ids of forks.
         if cx.level0 {
             cands.sort_unstable();
+        } else if self.forks_first && cands.iter().any(|&e| self.elems[e as usize].created == cx.t) {
+            // Level n ≥ 1: this step's forks first, then the others, each in the order found
+            // ([`Level::late_fork`]: a fork that takes the match spares the older elements' forks).
+            let (t, elems) = (cx.t, &self.elems);
+            cands.sort_by_key(|&e| elems[e as usize].created != t);
         }
         for &e in &cands {
             if !self.alive(e) {
@@ -1811,18 +1825,30 @@ impl Level {
     /// where its derivation stands, but could have been from an earlier state — the derivation
     /// chose, before `m` existed, a way on that `m` does not continue (a shape that took the part of
     /// one orientation before the part of another came). If no living
-    /// element of the class holds `m`, a new element takes the other way: a copy of `e`'s
-    /// derivation up to the latest state from which `m` is a step (at least one application, all
-    /// of them present), then `m`. It is a fork of `e` made at this step (docs/semantics.md).
+    /// element of the class holds `m` (with `Level::forks_first`, a fork made at this step counts
+    /// only when it is of an element born no later than `e`), a new element takes the other way: a
+    /// copy of `e`'s derivation up to the latest state from which `m` is a step (at least one
+    /// application, all of them present), then `m`. It is a fork of `e` made at this step
+    /// (docs/semantics.md, "Late forks").
     fn late_fork(&mut self, cx: &mut StepCtx, e: ElementId, m: MatchId, l: usize) {
         self.memo.impure = true;
-        let cls = self.elems[e as usize].cls;
-        if self
-            .store
-            .holders(m)
-            .iter()
-            .any(|&f| self.alive(f) && self.elems[f as usize].cls == cls)
-        {
+        let (cls, born) = (self.elems[e as usize].cls, self.elems[e as usize].born);
+        // Not when a living element of the class holds the match already; with forks first, a
+        // fork made at this step of an element born later does not count: the fork made here may
+        // be the older element the forks of this step merge into.
+        let mut spared = false;
+        for &f in self.store.holders(m) {
+            let h = &self.elems[f as usize];
+            if !self.alive(f) || h.cls != cls {
+                continue;
+            }
+            if !self.forks_first || h.created != cx.t {
+                return;
+            }
+            spared |= h.born <= born;
+        }
+        if spared {
+            self.forks_spared += 1;
             return;
         }
         let cr = &self.table.classes[cls as usize];
