@@ -515,9 +515,8 @@ pub struct Level {
     /// fork is spared where such a fork of an element born no later holds its match already
     /// ([`super::Timeline::forks_first`]).
     pub(crate) forks_first: bool,
-    /// Late forks not made because a fork made at their step held their match
-    /// ([`Level::late_fork`]), steps taken back included.
-    pub(crate) forks_spared: u64,
+    /// Late forks made ([`Level::late_fork`]), steps taken back included.
+    pub(crate) late_forks: u64,
     /// Level 0: the first match anchored at each primitive (matches are found at their latest
     /// primitive, in node order), and one entry more; taken out during a step
     /// (`Timeline::level0_step`).
@@ -601,7 +600,7 @@ impl Level {
             trial: super::trial::Trial::new(),
             end_at_once: true,
             forks_first: true,
-            forks_spared: 0,
+            late_forks: 0,
             memo: Default::default(),
             anchors: {
                 let mut a = super::runs::Anchors::new();
@@ -1537,7 +1536,8 @@ impl Level {
             cands.sort_unstable();
         } else if self.forks_first && cands.iter().any(|&e| self.elems[e as usize].created == cx.t) {
             // Level n ≥ 1: this step's forks first, then the others, each in the order found
-            // ([`Level::late_fork`]: a fork that takes the match spares the older elements' forks).
+            // ([`Level::late_fork`]: a fork that takes the match by its loop spares the late forks
+            // of the elements born no earlier than the one it came from).
             let (t, elems) = (cx.t, &self.elems);
             cands.sort_by_key(|&e| elems[e as usize].created != t);
         }
@@ -1836,7 +1836,7 @@ impl Level {
         // Not when a living element of the class holds the match already; with forks first, a
         // fork made at this step of an element born later does not count: the fork made here may
         // be the older element the forks of this step merge into.
-        let mut spared = false;
+        let mut held = false;
         for &f in self.store.holders(m) {
             let h = &self.elems[f as usize];
             if !self.alive(f) || h.cls != cls {
@@ -1845,10 +1845,9 @@ impl Level {
             if !self.forks_first || h.created != cx.t {
                 return;
             }
-            spared |= h.born <= born;
+            held |= h.born <= born;
         }
-        if spared {
-            self.forks_spared += 1;
+        if held {
             return;
         }
         let cr = &self.table.classes[cls as usize];
@@ -1893,6 +1892,7 @@ impl Level {
             return;
         }
         let f = self.elems.len() as ElementId;
+        self.late_forks += 1;
         let mut nf = el.clone();
         nf.apps.truncate(i);
         nf.sets.truncate(i);

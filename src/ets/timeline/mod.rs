@@ -466,23 +466,23 @@ impl Timeline {
     }
     /// Whether, at levels n ≥ 1, a match is routed first to the elements made at its step, and
     /// a late fork is not made where such a fork of an element born no later holds its match
-    /// already (on by default; `docs/semantics.md`, "Late forks"). The forks a change makes of
-    /// one derivation, one per match of the change, converge on one element and merge at the
-    /// end of the step, the oldest surviving; first in the routing, the fork of the oldest takes
-    /// the other matches before the others are offered them. Off, every such fork is made: the
-    /// reading before 2026-12-07, for measuring and comparing the two (the elements are the same
-    /// on the shipped games and a corpus sample; ids differ, as the dropped forks took ids).
+    /// already (on by default; `docs/semantics.md`, "Late forks"). Where the forks a change makes,
+    /// one per match of the change, converge on one element and merge at the end of the step,
+    /// the oldest surviving, the fork first in the routing takes the other matches before the
+    /// older elements are offered them. Off: the reading before 2026-12-07, for measuring and
+    /// comparing the two. The two readings can make different elements (a younger element's fork
+    /// no longer stops an older one's; a fork offered a match first may fork from its own
+    /// derivation); in the Go setting they make the same elements on every game compared, and
+    /// only the ids differ, since fewer derivations are begun.
     pub fn forks_first(&mut self, on: bool) {
         for lv in &mut self.levels {
             lv.forks_first = on;
         }
     }
-    /// How many late forks were not made because a fork made at their step held their match
-    /// ([`Timeline::forks_first`]; the reading before spared some of them too: those whose
-    /// holder took the match before the element was offered it), over every level (steps taken
-    /// back included).
-    pub fn forks_spared(&self) -> u64 {
-        self.levels.iter().map(|lv| lv.forks_spared).sum()
+    /// How many late forks levels n ≥ 1 made (`docs/semantics.md`, "Late forks"; fewer with
+    /// [`Timeline::forks_first`]), over every level (steps taken back included).
+    pub fn late_forks_made(&self) -> u64 {
+        self.levels.iter().map(|lv| lv.late_forks).sum()
     }
     /// How many stillborn elements trial derivations made, over every level (steps taken back
     /// included).
