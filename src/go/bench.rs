@@ -126,9 +126,9 @@ pub struct ClassifyBench {
     pub stillborn_by_trials: u64,
     /// See [`ClassifyBench::stillborn_by_trials`].
     pub stillborn_from_memo: u64,
-    /// Late forks of levels 1–2 not made because a fork made at their step held their match
-    /// (`Timeline::forks_first`).
-    pub late_forks_spared: u64,
+    /// Late forks levels 1–2 made (`Timeline::late_forks_made`; fewer with
+    /// `Timeline::forks_first`).
+    pub late_forks_made: u64,
     /// Heap bytes of the struct per primitive.
     pub bytes_per_primitive: f64,
     /// Heap bytes of the whole timeline (struct, every level, indexes) per primitive.
@@ -362,7 +362,7 @@ pub fn classify(
     let mut front_end = 0;
     let mut piped = false;
     let (mut clean_share, mut calm_share, mut partial_share, mut quiet) = (0.0, 0.0, 0.0, 0);
-    let (mut trials, mut replays, mut spared) = (0, 0, 0);
+    let (mut trials, mut replays, mut forks) = (0, 0, 0);
     // On one thread: the positions pushed one at a time, every level at each position.
     let one_thread = || -> Result<f64, BenchError> {
         let t = Instant::now();
@@ -392,7 +392,7 @@ pub fn classify(
         quiet = r.quiet;
         trials = whole.timeline().trials_made();
         replays = whole.timeline().flood_replays();
-        spared = whole.timeline().forks_spared();
+        forks = whole.timeline().late_forks_made();
         prims = whole.timeline().strukt().len();
         heap = whole.timeline().strukt().heap_bytes();
         all_heap = whole.timeline().heap_bytes();
@@ -489,7 +489,7 @@ pub fn classify(
         quiet_element_steps: quiet,
         stillborn_by_trials: trials,
         stillborn_from_memo: replays,
-        late_forks_spared: spared,
+        late_forks_made: forks,
         bytes_per_primitive: heap as f64 / prims.max(1) as f64,
         timeline_bytes_per_primitive: all_heap as f64 / prims.max(1) as f64,
         memory,
