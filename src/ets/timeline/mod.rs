@@ -472,8 +472,8 @@ impl Timeline {
     /// older elements are offered them. Off: the reading before 2026-12-07, for measuring and
     /// comparing the two. The two readings can make different elements (a younger element's fork
     /// no longer stops an older one's; a fork offered a match first may fork from its own
-    /// derivation); in the Go setting they make the same elements on every game compared, and
-    /// only the ids differ, since fewer derivations are begun.
+    /// derivation); where the forks converge (on every record compared: `docs/semantics.md`,
+    /// "Late forks"), only the ids differ, since fewer derivations are begun.
     pub fn forks_first(&mut self, on: bool) {
         for lv in &mut self.levels {
             lv.forks_first = on;
