@@ -752,14 +752,23 @@ fn cached_vertices_are_the_vertices_collected_afresh() {
 /// A record classified position by position at attention `att`, with the memo of stillborn
 /// derivations and trial derivations on or off: the timeline's JSON, and the classification.
 fn classified_with(r: &Replay, att: Attention, memo: bool, trials: bool) -> (String, GoTimeline) {
+    let g = classified_so(r, att, |g| {
+        g.remember_floods(memo);
+        g.trial_derivations(trials);
+    });
+    (serde_json::to_string(&g.timeline_json(true)).unwrap(), g)
+}
+
+/// Every position of `r` pushed at attention `att` (levels 0–2), into a timeline `set` has
+/// configured first.
+fn classified_so(r: &Replay, att: Attention, set: impl FnOnce(&mut GoTimeline)) -> GoTimeline {
     let (first, last) = (&r.positions[0], last_moves(r));
     let mut g = GoTimeline::new(setting().clone(), (first.cols(), first.rows()), opts(att), Some(2)).unwrap();
-    g.remember_floods(memo);
-    g.trial_derivations(trials);
+    set(&mut g);
     for (b, m) in r.positions.iter().zip(&last) {
         g.push(b, *m).unwrap();
     }
-    (serde_json::to_string(&g.timeline_json(true)).unwrap(), g)
+    g
 }
 
 /// Element ids renamed by their rank among the ids of their level in `json` (`L1:130` → `L1:#4`):
@@ -810,13 +819,7 @@ fn derivations_begun_at_a_step_end_at_their_first_ending_step() {
         let r = game(path);
         for att in [Attention::Full, Attention::SWEEP] {
             let run = |on: bool| {
-                let (first, last) = (&r.positions[0], last_moves(&r));
-                let mut g =
-                    GoTimeline::new(setting().clone(), (first.cols(), first.rows()), opts(att), Some(2)).unwrap();
-                g.end_at_once(on);
-                for (b, m) in r.positions.iter().zip(&last) {
-                    g.push(b, *m).unwrap();
-                }
+                let g = classified_so(&r, att, |g| g.end_at_once(on));
                 let kept: usize = g.timeline().levels()[1..].iter().map(|lv| lv.memory().stillborn).sum();
                 (serde_json::to_string(&g.timeline_json(true)).unwrap(), kept)
             };
@@ -851,13 +854,7 @@ fn forks_routed_first_spare_forks_and_keep_the_elements() {
         let r = game(path);
         for att in [Attention::Full, Attention::FOCUS, Attention::SWEEP] {
             let run = |on: bool| {
-                let (first, last) = (&r.positions[0], last_moves(&r));
-                let mut g =
-                    GoTimeline::new(setting().clone(), (first.cols(), first.rows()), opts(att), Some(2)).unwrap();
-                g.forks_first(on);
-                for (b, m) in r.positions.iter().zip(&last) {
-                    g.push(b, *m).unwrap();
-                }
+                let g = classified_so(&r, att, |g| g.forks_first(on));
                 (
                     serde_json::to_string(&g.timeline_json(true)).unwrap(),
                     g.timeline().late_forks_made(),

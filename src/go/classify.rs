@@ -275,7 +275,7 @@ impl GoTimeline {
     }
     /// Whether a level n ≥ 1 match is routed first to the forks made at its step, which spare
     /// the forks of younger elements ([`Timeline::forks_first`]; on by default). In the Go
-    /// setting the elements are the same either way; their ids differ.
+    /// setting the elements are the same either way on every record compared; their ids differ.
     pub fn forks_first(&mut self, on: bool) {
         self.timeline.forks_first(on);
     }
