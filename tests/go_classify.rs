@@ -937,6 +937,39 @@ fn trial_derivations_make_the_timeline_of_derivations() {
     assert!(made > 1000, "only {made} stillborn elements made by trials");
 }
 
+/// A trial left out because its start leads to a state with no step that ends the element
+/// (`Timeline::trial_skips`) is one that would have given up: with the skips on and off, a game
+/// has the same timeline and its trials make the same stillborn elements, at focus and full
+/// attention; and starts are skipped on these games (otherwise this test would compare two
+/// identical routes).
+#[test]
+fn trials_left_out_are_those_that_would_give_up() {
+    let games = five_sample_games();
+    let mut skipped = 0;
+    for path in &games {
+        let r = game(path);
+        for att in [Attention::FOCUS, Attention::Full] {
+            let run = |skips: bool| {
+                let g = classified_so(&r, att, |g| g.trial_skips(skips));
+                let json = serde_json::to_string(&g.timeline_json(true)).unwrap();
+                (json, g.timeline().trials_made(), g.timeline().trials_skipped())
+            };
+            let (with, made_with, n) = run(true);
+            let (without, made_without, none) = run(false);
+            assert_eq!(none, 0, "{}: the skips were off", path.display());
+            assert_eq!(
+                made_with,
+                made_without,
+                "{}, {att:?}: a skipped trial made an element",
+                path.display()
+            );
+            assert!(with == without, "{}, {att:?}: the timelines differ", path.display());
+            skipped += n;
+        }
+    }
+    assert!(skipped > 1000, "only {skipped} trials left out");
+}
+
 /// Levels ≥ 1 one position behind level 0 on a second thread (`GoTimeline::push_all`, which
 /// `classify_game` takes; `Timeline::pipelined`) make the timeline that positions pushed one at
 /// a time make: every element of every level, its life and history, as the timeline's JSON lists

@@ -273,6 +273,11 @@ impl GoTimeline {
     pub fn trial_derivations(&mut self, on: bool) {
         self.timeline.trial_derivations(on);
     }
+    /// Whether a trial derivation that could only give up is left out
+    /// ([`Timeline::trial_skips`]; on by default, the classification the same either way).
+    pub fn trial_skips(&mut self, on: bool) {
+        self.timeline.trial_skips(on);
+    }
     /// Whether a level n ≥ 1 match is routed first to the forks made at its step, which spare
     /// the forks of younger elements ([`Timeline::forks_first`]; on by default). In the Go
     /// setting the elements are the same either way on every record compared; their ids differ.

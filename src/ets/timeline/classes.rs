@@ -51,6 +51,10 @@ pub(crate) struct ClassRt {
     /// make it a match the element records, not a step that ends it), so the step is one
     /// whichever matches the element takes in later at the same step.
     pub ends_at_once: Vec<Vec<bool>>,
+    /// Per state: whether some step leaving it through a constraint the class uses ends the
+    /// element. A derivation that stays in a state without one cannot terminate there, so a
+    /// trial ([`super::trial`]) from it cannot leave a stillborn element and is not made.
+    pub ends_from: Vec<bool>,
 }
 
 impl ClassRt {
@@ -70,6 +74,7 @@ impl ClassRt {
             + vec_bytes(&self.recorded)
             + vec_bytes(&self.ends)
             + nested(&self.ends_at_once)
+            + vec_bytes(&self.ends_from)
     }
 
     fn new(setting: &Setting, class: ClassId) -> Self {
@@ -168,6 +173,9 @@ impl ClassRt {
                     .collect()
             })
             .collect();
+        let ends_from = (0..nq)
+            .map(|q| (0..n_used).any(|l| moves[q][l].iter().any(|&(s, _)| ends[s as usize])))
+            .collect();
         let mut local_dense = vec![u16::MAX; order.iter().map(|c| c.0 as usize + 1).max().unwrap_or(0)];
         for (&c, &l) in &local {
             local_dense[c.0 as usize] = l;
@@ -186,6 +194,7 @@ impl ClassRt {
             recorded,
             ends,
             ends_at_once,
+            ends_from,
         }
     }
 

@@ -453,6 +453,20 @@ impl Timeline {
             lv.trial.on = on;
         }
     }
+    /// Whether a trial derivation is left out where it could only give up: its start leads to a
+    /// state with no step that ends the element (on by default; the timeline is the same either
+    /// way, and so are the trials' stillborn elements). Off, every start is tried: for
+    /// measuring and testing the skip.
+    pub fn trial_skips(&mut self, on: bool) {
+        for lv in &mut self.levels {
+            lv.trial.skips = on;
+        }
+    }
+    /// How many starts were not tried as trials because they could only give up
+    /// ([`Timeline::trial_skips`]), over every level (steps taken back included).
+    pub fn trials_skipped(&self) -> u64 {
+        self.levels.iter().map(|lv| lv.trial.skipped).sum()
+    }
     /// Whether an element made at a step, in a state its schedule leaves only through loops and
     /// endings, ends at the first ending step that applies to it (on by default;
     /// `docs/semantics.md`, "a derivation begun at a step ends at its first ending step"). Off,

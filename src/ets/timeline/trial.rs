@@ -27,7 +27,9 @@
 //! (an element that lives on or completes without terminating, a choice between ways on), it gives
 //! up, having written nothing, and the element is derived by the general route. (A late fork
 //! cannot be made by such a derivation, which never leaves the state its start led to: the trial
-//! only notes, for the memo, that the general route would have looked for one.) The timeline is
+//! only notes, for the memo, that the general route would have looked for one.) Since it never
+//! leaves that state, a start whose state has no step that ends the element
+//! (`ClassRt::ends_from`) is not tried at all: such a trial could only give up. The timeline is
 //! the same either way (`Timeline::trial_derivations`): the engine's property tests compare the
 //! two routes on random structs of a setting made for it (`tests/data/settings/pools.ets`), and
 //! the front-end's tests on whole sample records and on moves tried and taken back.
@@ -43,6 +45,11 @@ pub(crate) struct Trial {
     pub(crate) on: bool,
     /// How many stillborn elements trials made.
     pub(crate) made: u64,
+    /// Whether a start whose state has no step that ends the element is not tried
+    /// ([`super::Timeline::trial_skips`]).
+    pub(crate) skips: bool,
+    /// How many starts were not tried for that reason.
+    pub(crate) skipped: u64,
     /// Per match: the generation of the trial that applied it.
     applied: Vec<u32>,
     /// Joined nodes not yet caught up on (last in, first out, as `StepCtx::catch`).
@@ -59,6 +66,7 @@ impl Trial {
     pub(crate) fn new() -> Trial {
         Trial {
             on: true,
+            skips: true,
             ..Trial::default()
         }
     }
@@ -103,6 +111,12 @@ impl Level {
             .iter()
             .find(|&&(s, _)| s == set)
             .map(|&(_, t)| t)?;
+        // Only a step that ends the element makes a trial succeed, and the trial never leaves
+        // the state the start led to.
+        if self.trial.skips && !cr.ends_from[to as usize] {
+            self.trial.skipped += 1;
+            return None;
+        }
         let generation = self.next_flood_gen();
         let mut trial = std::mem::take(&mut self.trial);
         if trial.applied.len() < self.store.len() {
