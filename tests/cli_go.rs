@@ -469,6 +469,7 @@ fn replay_and_bench_print_json() {
     assert!(v["ets_one_thread_ms_per_game"].as_f64().unwrap() > 0.0);
     assert!(v["ets_cpu_ms_per_game"].as_f64().unwrap() > 0.0);
     assert!(v["late_forks_made"].is_u64(), "{v}");
+    assert!(v["trials_skipped"].as_u64().is_some_and(|n| n > 0), "{v}");
     // Every move changes its vertex at least (no pass in this record), and no position more
     // than the board.
     let dirty = v["dirty_vertices_per_position"].as_f64().unwrap();

@@ -477,8 +477,8 @@ fn bench_classify(a: &BenchArgs, file: &Path) -> miette::Result<ExitCode> {
         b.quiet_element_steps
     );
     println!(
-        "  levels 1-2 made {} stillborn elements by trial derivations (not written out) and {} from the memo of stillborn derivations (not derived), and {} late forks",
-        b.stillborn_by_trials, b.stillborn_from_memo, b.late_forks_made
+        "  levels 1-2 made {} stillborn elements by trial derivations (not written out; {} starts not tried, as they could only give up) and {} from the memo of stillborn derivations (not derived), and {} late forks",
+        b.stillborn_by_trials, b.trials_skipped, b.stillborn_from_memo, b.late_forks_made
     );
     let per = |x: usize| x as f64 / b.primitives.max(1) as f64;
     let mut parts = format!(

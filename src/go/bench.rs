@@ -129,6 +129,9 @@ pub struct ClassifyBench {
     /// Late forks levels 1–2 made (`Timeline::late_forks_made`; fewer with
     /// `Timeline::forks_first`).
     pub late_forks_made: u64,
+    /// Starts of levels 1–2 not tried as trials, since they could only give up
+    /// (`Timeline::trials_skipped`).
+    pub trials_skipped: u64,
     /// Heap bytes of the struct per primitive.
     pub bytes_per_primitive: f64,
     /// Heap bytes of the whole timeline (struct, every level, indexes) per primitive.
@@ -362,7 +365,7 @@ pub fn classify(
     let mut front_end = 0;
     let mut piped = false;
     let (mut clean_share, mut calm_share, mut partial_share, mut quiet) = (0.0, 0.0, 0.0, 0);
-    let (mut trials, mut replays, mut forks) = (0, 0, 0);
+    let (mut trials, mut replays, mut forks, mut skipped) = (0, 0, 0, 0);
     // On one thread: the positions pushed one at a time, every level at each position.
     let one_thread = || -> Result<f64, BenchError> {
         let t = Instant::now();
@@ -393,6 +396,7 @@ pub fn classify(
         trials = whole.timeline().trials_made();
         replays = whole.timeline().flood_replays();
         forks = whole.timeline().late_forks_made();
+        skipped = whole.timeline().trials_skipped();
         prims = whole.timeline().strukt().len();
         heap = whole.timeline().strukt().heap_bytes();
         all_heap = whole.timeline().heap_bytes();
@@ -490,6 +494,7 @@ pub fn classify(
         stillborn_by_trials: trials,
         stillborn_from_memo: replays,
         late_forks_made: forks,
+        trials_skipped: skipped,
         bytes_per_primitive: heap as f64 / prims.max(1) as f64,
         timeline_bytes_per_primitive: all_heap as f64 / prims.max(1) as f64,
         memory,
