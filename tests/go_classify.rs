@@ -939,7 +939,7 @@ fn trial_derivations_make_the_timeline_of_derivations() {
 
 /// A trial left out because its start leads to a state with no step that ends the element
 /// (`Timeline::trial_skips`) is one that would have given up: with the skips on and off, a game
-/// has the same timeline and its trials make the same stillborn elements, at focus and full
+/// has the same timeline and its trials make as many stillborn elements, at focus and full
 /// attention; and starts are skipped on these games (otherwise this test would compare two
 /// identical routes).
 #[test]

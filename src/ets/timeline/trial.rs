@@ -27,12 +27,14 @@
 //! (an element that lives on or completes without terminating, a choice between ways on), it gives
 //! up, having written nothing, and the element is derived by the general route. (A late fork
 //! cannot be made by such a derivation, which never leaves the state its start led to: the trial
-//! only notes, for the memo, that the general route would have looked for one.) Since it never
-//! leaves that state, a start whose state has no step that ends the element
-//! (`ClassRt::ends_from`) is not tried at all: such a trial could only give up. The timeline is
+//! only notes, for the memo, that the general route would have looked for one.) The timeline is
 //! the same either way (`Timeline::trial_derivations`): the engine's property tests compare the
 //! two routes on random structs of a setting made for it (`tests/data/settings/pools.ets`), and
 //! the front-end's tests on whole sample records and on moves tried and taken back.
+//!
+//! Since a trial never leaves the state its start led to, and succeeds only through a step that
+//! ends the element, a start whose state has no such step (`ClassRt::ends_from`) is not tried at
+//! all: its trial could only give up (`Timeline::trial_skips`).
 
 use super::level::{Elem, Level, Presence, StepCtx};
 use crate::ets::ids::{ElementId, MatchId, NodeId};
