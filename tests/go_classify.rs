@@ -749,14 +749,14 @@ fn cached_vertices_are_the_vertices_collected_afresh() {
     }
 }
 
-/// A record classified position by position at attention `att`, with the memo of stillborn
-/// derivations and trial derivations on or off: the timeline's JSON, and the classification.
-fn classified_with(r: &Replay, att: Attention, memo: bool, trials: bool) -> (String, GoTimeline) {
-    let g = classified_so(r, att, |g| {
-        g.remember_floods(memo);
-        g.trial_derivations(trials);
-    });
-    (serde_json::to_string(&g.timeline_json(true)).unwrap(), g)
+/// A record classified position by position at attention `att` twice, with a route `set`
+/// switches on, then off: each time the timeline's JSON, and the classification. (The tests
+/// that compare two routes.)
+fn on_and_off(r: &Replay, att: Attention, set: impl Fn(&mut GoTimeline, bool)) -> [(String, GoTimeline); 2] {
+    [true, false].map(|on| {
+        let g = classified_so(r, att, |g| set(g, on));
+        (serde_json::to_string(&g.timeline_json(true)).unwrap(), g)
+    })
 }
 
 /// Every position of `r` pushed at attention `att` (levels 0–2), into a timeline `set` has
@@ -818,12 +818,10 @@ fn derivations_begun_at_a_step_end_at_their_first_ending_step() {
     for path in &games {
         let r = game(path);
         for att in [Attention::Full, Attention::SWEEP] {
-            let run = |on: bool| {
-                let g = classified_so(&r, att, |g| g.end_at_once(on));
-                let kept: usize = g.timeline().levels()[1..].iter().map(|lv| lv.memory().stillborn).sum();
-                (serde_json::to_string(&g.timeline_json(true)).unwrap(), kept)
-            };
-            let ((at_once, kept_at_once), (in_full, kept_in_full)) = (run(true), run(false));
+            let kept =
+                |g: &GoTimeline| -> usize { g.timeline().levels()[1..].iter().map(|lv| lv.memory().stillborn).sum() };
+            let [(at_once, g_at_once), (in_full, g_in_full)] = on_and_off(&r, att, |g, on| g.end_at_once(on));
+            let (kept_at_once, kept_in_full) = (kept(&g_at_once), kept(&g_in_full));
             assert!(
                 ids_by_rank(&at_once) == ids_by_rank(&in_full),
                 "{}, {att:?}: the timelines differ",
@@ -853,14 +851,11 @@ fn forks_routed_first_spare_forks_and_keep_the_elements() {
     for path in &games {
         let r = game(path);
         for att in [Attention::Full, Attention::FOCUS, Attention::SWEEP] {
-            let run = |on: bool| {
-                let g = classified_so(&r, att, |g| g.forks_first(on));
-                (
-                    serde_json::to_string(&g.timeline_json(true)).unwrap(),
-                    g.timeline().late_forks_made(),
-                )
-            };
-            let ((first, n_first), (apart, n_apart)) = (run(true), run(false));
+            let [(first, g_first), (apart, g_apart)] = on_and_off(&r, att, |g, on| g.forks_first(on));
+            let (n_first, n_apart) = (
+                g_first.timeline().late_forks_made(),
+                g_apart.timeline().late_forks_made(),
+            );
             assert!(
                 ids_by_rank(&first) == ids_by_rank(&apart),
                 "{}, {att:?}: the timelines differ",
@@ -890,12 +885,8 @@ fn remembered_stillborn_derivations_are_the_ones_derived() {
     for path in &games {
         let r = game(path);
         for att in [Attention::FOCUS, Attention::Full] {
-            let json = |memo: bool| {
-                let (json, g) = classified_with(&r, att, memo, true);
-                (json, g.timeline().flood_replays())
-            };
-            let (with, n) = json(true);
-            let (without, none) = json(false);
+            let [(with, g_with), (without, g_without)] = on_and_off(&r, att, |g, on| g.remember_floods(on));
+            let (n, none) = (g_with.timeline().flood_replays(), g_without.timeline().flood_replays());
             assert_eq!(none, 0, "{}: the memo was off", path.display());
             assert!(with == without, "{}, {att:?}: the timelines differ", path.display());
             replays += n;
@@ -918,12 +909,11 @@ fn trial_derivations_make_the_timeline_of_derivations() {
         let r = game(path);
         for att in [Attention::FOCUS, Attention::Full] {
             for memo in [true, false] {
-                let json = |trials: bool| {
-                    let (json, g) = classified_with(&r, att, memo, trials);
-                    (json, g.timeline().trials_made())
-                };
-                let (with, n) = json(true);
-                let (without, none) = json(false);
+                let [(with, g_with), (without, g_without)] = on_and_off(&r, att, |g, on| {
+                    g.remember_floods(memo);
+                    g.trial_derivations(on);
+                });
+                let (n, none) = (g_with.timeline().trials_made(), g_without.timeline().trials_made());
                 assert_eq!(none, 0, "{}: the trials were off", path.display());
                 assert!(
                     with == without,
@@ -949,13 +939,12 @@ fn trials_left_out_are_those_that_would_give_up() {
     for path in &games {
         let r = game(path);
         for att in [Attention::FOCUS, Attention::Full] {
-            let run = |skips: bool| {
-                let g = classified_so(&r, att, |g| g.trial_skips(skips));
-                let json = serde_json::to_string(&g.timeline_json(true)).unwrap();
-                (json, g.timeline().trials_made(), g.timeline().trials_skipped())
-            };
-            let (with, made_with, n) = run(true);
-            let (without, made_without, none) = run(false);
+            let [(with, g_with), (without, g_without)] = on_and_off(&r, att, |g, on| g.trial_skips(on));
+            let (made_with, made_without) = (g_with.timeline().trials_made(), g_without.timeline().trials_made());
+            let (n, none) = (
+                g_with.timeline().trials_skipped(),
+                g_without.timeline().trials_skipped(),
+            );
             assert_eq!(none, 0, "{}: the skips were off", path.display());
             assert_eq!(
                 made_with,

@@ -456,8 +456,7 @@ impl Timeline {
     /// Whether a trial derivation is left out where it could only give up: its start leads to a
     /// state with no step that ends the element (on by default; the timeline is the same either
     /// way, and so are the trials' stillborn elements). Off, every start is tried (while
-    /// [`Timeline::trial_derivations`] is on): for
-    /// measuring and testing the skip.
+    /// [`Timeline::trial_derivations`] is on): for measuring and testing the skip.
     pub fn trial_skips(&mut self, on: bool) {
         for lv in &mut self.levels {
             lv.trial.skips = on;
