@@ -1221,6 +1221,26 @@ impl Struct {
             .filter(|&m| m < CLOSED)
     }
 
+    /// Calls `f` with each node joined to `n` by a process, either way, as [`Struct::adjacent`]
+    /// yields them but in slot order (initial sites first): one pass over the node's slots, for
+    /// a search that visits many nodes.
+    #[inline]
+    pub(crate) fn for_each_adjacent(&self, n: NodeId, mut f: impl FnMut(NodeId)) {
+        let (ni, nt) = self.shape[self.kinds[n as usize] as usize];
+        let base = self.first_slot[n as usize] as usize;
+        let slots = &self.slot_node.delta[base..base + ni as usize + nt as usize];
+        for (k, &d) in slots.iter().enumerate() {
+            if d > D_FAR {
+                f(n.wrapping_add_signed(d as i32));
+            } else if d == D_FAR {
+                let m = Partners::far_of(&self.slot_node.far, base + k);
+                if m < CLOSED {
+                    f(m);
+                }
+            }
+        }
+    }
+
     /// Incoming processes of `n`, by initial site.
     pub fn incoming(&self, n: NodeId) -> impl Iterator<Item = (NodeId, Process)> + '_ {
         let (ni, _) = self.shape[self.kinds[n as usize] as usize];
@@ -1658,6 +1678,13 @@ mod tests {
         assert_eq!(s.predecessor(b, into), Some((a, money)));
         assert_eq!(s.outgoing(a).map(|(_, m)| m).collect::<Vec<_>>(), [b]);
         assert_eq!(s.incoming(b).map(|(m, _)| m).collect::<Vec<_>>(), [a]);
+        // Read in one pass over the slots as well.
+        let adjacent = |n: NodeId| {
+            let mut v = Vec::new();
+            s.for_each_adjacent(n, |m| v.push(m));
+            v
+        };
+        assert_eq!((adjacent(a), adjacent(b), adjacent(near)), (vec![b], vec![a], vec![]));
         assert!(!s.terminal_open(a, money));
         let open_agree = |s: &Struct, n: NodeId| s.has_open_terminal(n) == (s.open_terminal_count(n) > 0);
         assert!(open_agree(&s, a) && open_agree(&s, b) && open_agree(&s, near));
@@ -1896,6 +1923,16 @@ mod tests {
                 proptest::prop_assert_eq!(&got[0], &got[1]);
                 proptest::prop_assert_eq!(contents(&copy), contents(&general));
                 proptest::prop_assert_eq!(&told[0], &told[1]);
+                // The nodes joined to each node, read in one pass over its slots, are those
+                // `adjacent` reads.
+                for x in 0..copy.len() as NodeId {
+                    let mut one_pass = Vec::new();
+                    copy.for_each_adjacent(x, |m| one_pass.push(m));
+                    let mut read = copy.adjacent(x).collect::<Vec<_>>();
+                    one_pass.sort_unstable();
+                    read.sort_unstable();
+                    proptest::prop_assert_eq!(one_pass, read, "node {}", x);
+                }
                 proptest::prop_assert!(told[0].iter().all(|f| f.2 == f.3), "{:?}", told[0]);
                 // The open terminal sites read in one pass are those read node by node.
                 for from in [0, src.start, s.len() as NodeId, copy.len() as NodeId] {

@@ -1690,14 +1690,14 @@ fn matches_near(s: &Struct, by_anchor: &runs::Anchors, reach: usize, x: NodeId, 
     for _ in 0..reach {
         next.clear();
         for &y in &frontier {
-            for z in s.adjacent(y) {
+            s.for_each_adjacent(y, |z| {
                 if seen.insert(z) {
                     next.push(z);
                     if z >= x {
                         near.push(z);
                     }
                 }
-            }
+            });
         }
         if seen.full() {
             return matches_near_sorted(s, by_anchor, reach, x, out);

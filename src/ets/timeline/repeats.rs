@@ -368,12 +368,13 @@ impl Repeats {
                 break;
             }
             next.clear();
+            let seen = &mut self.seen;
             for &x in &frontier {
-                for z in s.adjacent(x) {
-                    if z >= base && !std::mem::replace(&mut self.seen[(z - base) as usize], true) {
+                s.for_each_adjacent(x, |z| {
+                    if z >= base && !std::mem::replace(&mut seen[(z - base) as usize], true) {
                         next.push(z);
                     }
-                }
+                });
             }
             marked.extend_from_slice(&next);
             std::mem::swap(&mut frontier, &mut next);
