@@ -80,9 +80,9 @@ pub(crate) struct FloodMemo {
     /// Per node: the last step its neighbourhood changed (a match holding it was found, or a node of
     /// a match in its index ended).
     changed: Vec<u32>,
-    /// This step: (match, class) applied by the replayed elements and those trials made (see
-    /// [`Level::covered`]).
-    covered: rustc_hash::FxHashSet<(MatchId, u16)>,
+    /// This step: what the replayed elements and those trials made applied (see
+    /// [`Level::covered`]), as [`Covered`].
+    covered: Covered,
     /// Set when a derivation forks or tries a late fork: it read other elements.
     pub(crate) impure: bool,
 }
@@ -97,7 +97,7 @@ impl Default for FloodMemo {
             journaled: false,
             t: 0,
             changed: Vec::new(),
-            covered: Default::default(),
+            covered: Covered::default(),
             impure: false,
         }
     }
@@ -166,12 +166,12 @@ impl FloodMemo {
     }
     /// Whether a replayed element of class `cls` applied `m` at this step.
     pub(crate) fn covers(&self, m: MatchId, cls: u16) -> bool {
-        !self.covered.is_empty() && self.covered.contains(&(m, cls))
+        self.covered.contains(m, cls)
     }
     /// A stillborn element of class `cls` made at this step without entering the holder lists
     /// applied `m` ([`super::trial`]).
     pub(crate) fn cover(&mut self, m: MatchId, cls: u16) {
-        self.covered.insert((m, cls));
+        self.covered.insert(m, cls);
     }
     /// Undo of step `t`: the remembered derivations are as they were before it (when it was
     /// journaled and is among the last [`UNDO_STEPS`]; otherwise what was derived at it is
@@ -190,6 +190,7 @@ impl FloodMemo {
     /// Heap bytes held.
     pub(crate) fn heap_bytes(&self) -> usize {
         self.changed.capacity() * 4
+            + self.covered.heap_bytes()
             + self
                 .floods
                 .values()
@@ -197,6 +198,56 @@ impl FloodMemo {
                 .map(|f| (f.apps.capacity() + f.nodes.capacity()) * 4 + 64)
                 .sum::<usize>()
             + self.undo.capacity() * std::mem::size_of::<(u32, FloodKey, Option<Flood>)>()
+    }
+}
+
+/// The (match, class) pairs covered at a step: a word of class bits per match for the first 64
+/// classes of a level (read at every start a step tries, [`Level::covered`]), and a set for the
+/// rest. The words written are listed, and only they are cleared.
+#[derive(Debug, Clone, Default)]
+struct Covered {
+    /// Per match id, a bit per class below 64.
+    bits: Vec<u64>,
+    /// The match ids whose word is not zero.
+    written: Vec<MatchId>,
+    /// The pairs of classes 64 and above.
+    high: rustc_hash::FxHashSet<(MatchId, u16)>,
+}
+
+impl Covered {
+    #[inline]
+    fn contains(&self, m: MatchId, cls: u16) -> bool {
+        if cls < 64 {
+            self.bits.get(m as usize).is_some_and(|&w| w >> cls & 1 == 1)
+        } else {
+            !self.high.is_empty() && self.high.contains(&(m, cls))
+        }
+    }
+    fn insert(&mut self, m: MatchId, cls: u16) {
+        if cls >= 64 {
+            self.high.insert((m, cls));
+            return;
+        }
+        let i = m as usize;
+        if i >= self.bits.len() {
+            let extra = i + 1 - self.bits.len();
+            grow(&mut self.bits, extra);
+            self.bits.resize(i + 1, 0);
+        }
+        if self.bits[i] == 0 {
+            self.written.push(m);
+        }
+        self.bits[i] |= 1 << cls;
+    }
+    fn clear(&mut self) {
+        for &m in &self.written {
+            self.bits[m as usize] = 0;
+        }
+        self.written.clear();
+        self.high.clear();
+    }
+    fn heap_bytes(&self) -> usize {
+        self.bits.capacity() * 8 + self.written.capacity() * 4 + self.high.capacity() * 8
     }
 }
 
@@ -227,7 +278,7 @@ impl Level {
         let apps = std::mem::take(&mut f.apps);
         // (What it shares with other elements is not handed up: as for a trial's element.)
         for &a in &apps {
-            self.memo.covered.insert((a, cls));
+            self.memo.cover(a, cls);
         }
         self.memo.floods.get_mut(&key).expect("found above").apps = apps;
         self.push_element(el);
@@ -265,5 +316,37 @@ impl Level {
             nodes: el.nodes.clone(),
         };
         self.memo.set(key, Some(flood));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Covered;
+    use crate::ets::ids::MatchId;
+
+    proptest::proptest! {
+        /// `Covered` answers as a set of (match, class) pairs does, through inserts and clears, for
+        /// classes on both sides of 64.
+        #[test]
+        #[cfg_attr(miri, ignore = "hundreds of random sequences")]
+        fn covered_pairs_are_those_a_set_holds(
+            ops in proptest::collection::vec((0u32..40, 0u16..80, 0u8..10), 0..60),
+        ) {
+            let (mut covered, mut set) = (Covered::default(), std::collections::HashSet::new());
+            for (m, cls, op) in ops {
+                if op == 0 {
+                    covered.clear();
+                    set.clear();
+                } else {
+                    covered.insert(m, cls);
+                    set.insert((m, cls));
+                }
+                for m in 0..41 as MatchId {
+                    for cls in [0, 1, 31, 63, 64, 79, cls] {
+                        proptest::prop_assert_eq!(covered.contains(m, cls), set.contains(&(m, cls)));
+                    }
+                }
+            }
+        }
     }
 }
