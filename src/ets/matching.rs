@@ -64,11 +64,16 @@ pub trait Host {
 }
 
 /// Sorts `out[start..]` and removes repeats: what a `partners` over unordered links leaves.
+#[inline]
 pub fn sort_dedup_tail(out: &mut Vec<NodeId>, start: usize) {
-    // (Most partner lists at level n are one node or none: nothing to order.)
-    if out.len() <= start + 1 {
-        return;
+    // (Most partner lists at level n are one node or none: nothing to order, and no call made.)
+    if out.len() > start + 1 {
+        sort_dedup_tail_long(out, start);
     }
+}
+
+/// [`sort_dedup_tail`] for a tail of two or more.
+fn sort_dedup_tail_long(out: &mut Vec<NodeId>, start: usize) {
     out[start..].sort_unstable();
     let mut w = start;
     for r in start..out.len() {
