@@ -58,6 +58,15 @@ pub(crate) fn grow<T>(v: &mut Vec<T>, extra: usize) {
     }
 }
 
+/// Makes index `i` of `v` exist, as [`grow`] grows a table, filling what is added with `fill`.
+#[inline]
+pub(crate) fn cover<T: Clone>(v: &mut Vec<T>, i: usize, fill: T) {
+    if v.len() <= i {
+        grow(v, i + 1 - v.len());
+        v.resize(i + 1, fill);
+    }
+}
+
 /// The size in bytes under which a table doubles when it grows: the binary maps blocks of
 /// 1 MiB or more on their own for a command that classifies one record (`src/main.rs`), and
 /// those grow in place.

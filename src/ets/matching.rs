@@ -66,6 +66,7 @@ pub trait Host {
 /// Sorts `out[start..]` and removes repeats: what a `partners` over unordered links leaves.
 #[inline]
 pub fn sort_dedup_tail(out: &mut Vec<NodeId>, start: usize) {
+    debug_assert!(start <= out.len(), "a tail begins within the list");
     // (Most partner lists at level n are one node or none: nothing to order, and no call made.)
     if out.len() > start + 1 {
         sort_dedup_tail_long(out, start);

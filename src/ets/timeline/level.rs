@@ -22,7 +22,7 @@
 //!
 //! Each application records the step it was made at (the formative history of §5.1.1).
 
-use crate::ets::growth::{grow, lists_bytes};
+use crate::ets::growth::{cover, grow, lists_bytes};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
@@ -3037,11 +3037,7 @@ impl Level {
                 if !rebirths {
                     continue;
                 }
-                if self.node_stillborn.len() <= x as usize {
-                    let extra = x as usize + 1 - self.node_stillborn.len();
-                    grow(&mut self.node_stillborn, extra);
-                    self.node_stillborn.resize(x as usize + 1, SmallVec::new());
-                }
+                cover(&mut self.node_stillborn, x as usize, SmallVec::new());
                 self.node_stillborn[x as usize].push(e);
                 if journaled {
                     self.still_log.push(x);

@@ -1730,7 +1730,7 @@ fn matches_near_sorted(s: &Struct, by_anchor: &runs::Anchors, reach: usize, x: N
     for _ in 0..reach {
         next.clear();
         for &y in &frontier {
-            next.extend(s.adjacent(y));
+            s.for_each_adjacent(y, |z| next.push(z));
         }
         next.sort_unstable();
         next.dedup();
